@@ -1,0 +1,7 @@
+"""`python -m ragkit ...`: see `ragkit.cli`."""
+
+import sys
+
+from ragkit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,132 @@
+"""The one retrieval pipeline that notebooks, widgets and the eval command share.
+
+Parameters live in a small frozen dataclass; the expensive steps (chunking and embedding) are cached on the
+pipeline, keyed by the parameters they depend on, and embeddings are also cached on disk by text hash. So a
+change that does not re-chunk re-scores from memory, and only a chunking change re-embeds. Each stage is a
+plain function in its own module (`chunking`, `embedding`, `search`, `evaluation`); later notebooks add
+scorers (BM25, fusion, MMR, rerank) to `Pipeline.scorers` without rewriting the rest. Left out: generation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ragkit.chunking import Chunk, check_chunk_size, chunk_documents
+from ragkit.corpus import Document
+from ragkit.embedding import Encoder
+from ragkit.errors import RagkitError
+from ragkit.search import cosine_scores, top_k
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """Every knob of the pipeline. `chunk_size=None` makes each whole document one retrieval unit."""
+
+    chunk_size: int | None = 800
+    chunk_overlap: int = 100
+    method: str = "dense"
+
+    def check(self) -> None:
+        if self.chunk_size is not None:
+            check_chunk_size(self.chunk_size, self.chunk_overlap)
+
+
+def whole_document_chunks(docs: Sequence[Document]) -> list[Chunk]:
+    """One unit per document, covering its whole text (the BEIR convention).
+
+    >>> whole_document_chunks([Document("d", "T", "x", "", "en", "abc")])[0].end
+    3
+    """
+    return [Chunk(f"{d.doc_id}#0", d.doc_id, 0, len(d.text), d.text, d.title, d.source, d.date, d.lang, d.version)
+            for d in docs]
+
+
+def check_query(query: str) -> str:
+    """The query, or a clear error when it is not a string or has no words.
+
+    >>> check_query("  revoke a token ")
+    'revoke a token'
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise RagkitError(f"the query is empty: type a question or keywords (got {query!r})")
+    return query.strip()
+
+
+class Pipeline:
+    """Documents → chunks → embeddings → scores → rankings, with the expensive steps cached.
+
+    >>> from ragkit.corpus import load_documents  # doctest: +SKIP
+    >>> pipe = Pipeline(load_documents("data/corpus"))  # doctest: +SKIP
+    >>> [chunk.doc_id for chunk, score in pipe.search("how do I revoke a token?", k=3)]  # doctest: +SKIP
+    ['api-sessions-v2', ...]
+    """
+
+    def __init__(self, docs: Sequence[Document], config: PipelineConfig | None = None,
+                 encoder: Encoder | None = None):
+        if not docs:
+            raise RagkitError("the corpus is empty: give the pipeline at least one document")
+        self.docs = list(docs)
+        self.config = config or PipelineConfig()
+        self.config.check()
+        self.encoder = encoder or Encoder()
+        self._chunks: dict[tuple, list[Chunk]] = {}
+        self._embeddings: dict[tuple, np.ndarray] = {}
+        self.scorers: dict[str, Callable[[Sequence[str]], np.ndarray]] = {"dense": self.dense_scores}
+
+    def configure(self, **changes) -> Pipeline:
+        """Change parameters in place (caches stay valid for what did not change); returns self."""
+        config = replace(self.config, **changes)
+        config.check()
+        if config.method not in self.scorers:
+            raise RagkitError(f"unknown method {config.method!r}; choose one of {sorted(self.scorers)}")
+        self.config = config
+        return self
+
+    @property
+    def chunking_key(self) -> tuple:
+        return (self.config.chunk_size, self.config.chunk_overlap if self.config.chunk_size else 0)
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        key = self.chunking_key
+        if key not in self._chunks:
+            size, overlap = key
+            self._chunks[key] = (whole_document_chunks(self.docs) if size is None
+                                 else chunk_documents(self.docs, size, overlap))
+        return self._chunks[key]
+
+    @property
+    def chunk_embeddings(self) -> np.ndarray:
+        key = self.chunking_key
+        if key not in self._embeddings:
+            self._embeddings[key] = self.encoder.encode([chunk.text for chunk in self.chunks], desc="chunks")
+        return self._embeddings[key]
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        return self.encoder.encode([check_query(query) for query in queries], desc="queries")
+
+    def dense_scores(self, queries: Sequence[str]) -> np.ndarray:
+        """Cosine similarity of each query with each chunk, shape (len(queries), len(chunks))."""
+        return cosine_scores(self.embed_queries(queries), self.chunk_embeddings)
+
+    def scores(self, queries: Sequence[str]) -> np.ndarray:
+        """Scores of the configured method."""
+        if self.config.method not in self.scorers:
+            raise RagkitError(f"unknown method {self.config.method!r}; choose one of {sorted(self.scorers)}")
+        return self.scorers[self.config.method](list(queries))
+
+    def search(self, query: str, k: int = 5) -> list[tuple[Chunk, float]]:
+        """The top `k` chunks for one query, with their scores."""
+        scores = self.scores([check_query(query)])[0]
+        return [(self.chunks[i], float(scores[i])) for i in top_k(scores, k)]
+
+    def rankings(self, queries: Sequence[str], depth: int = 100) -> list[list[Chunk]]:
+        """For each query, up to `depth` chunks best first (fewer when the corpus is smaller)."""
+        if not queries:
+            return []
+        scores = self.scores(queries)
+        best = top_k(scores, min(depth, scores.shape[1]))
+        return [[self.chunks[i] for i in row] for row in best]

@@ -1,0 +1,41 @@
+"""Committed notebooks are executed top to bottom with no unexpected errors, and everything passes ruff.
+
+nbval (configured in pyproject.toml) re-runs every notebook and compares its outputs; these checks catch
+what nbval does not: a notebook saved unexecuted or out of order, or an error output nobody meant.
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no NN_topic.ipynb"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_executed_in_order_without_errors(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    counts = [cell.get("execution_count") for cell in code]
+    assert counts == list(range(1, len(code) + 1)), f"{path.name} is not executed top to bottom: {counts}"
+    for number, cell in enumerate(code, start=1):
+        tags = cell.get("metadata", {}).get("tags", [])
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                assert "raises-exception" in tags, f"{path.name} cell {number} holds an error: {output.get('ename')}"
+    first = "".join(notebook["cells"][0]["source"])
+    assert first.startswith("# "), f"{path.name} must open with a title"
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None and not (ROOT / ".venv/bin/ruff").exists(), reason="ruff missing")
+def test_ruff_is_clean():
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "ragkit", "tests", "notebooks", "benchmarks"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -1,0 +1,79 @@
+"""The shared pipeline: cached stages, search, rankings, and clear errors on bad input."""
+
+import pytest
+
+from ragkit.corpus import Document
+from ragkit.embedding import Encoder
+from ragkit.errors import RagkitError
+from ragkit.pipeline import Pipeline, PipelineConfig
+from ragkit.prompt import build_prompt
+
+DOCS = [
+    Document("sessions", "Sessions API", "api-reference", "2025-04-02", "en",
+             "Token invalidation is performed via the /v2/sessions endpoint. Send DELETE with the session id."),
+    Document("leave", "Annual leave", "hr-policy", "2025-01-10", "en",
+             "Employees receive 25 days of annual leave per calendar year, plus public holidays."),
+    Document("tides", "Office plants", "faq", "2024-05-01", "en", "Water the office plants on Mondays."),
+]
+
+
+@pytest.fixture
+def pipe(tmp_path):
+    return Pipeline(DOCS, PipelineConfig(chunk_size=200, chunk_overlap=20), Encoder(cache_folder=tmp_path))
+
+
+def test_search_finds_the_paraphrased_document(pipe):
+    results = pipe.search("how many vacation days do I get", k=2)
+    assert results[0][0].doc_id == "leave"
+    assert results[0][1] >= results[1][1]
+
+
+def test_changing_a_scoring_knob_does_not_rechunk_or_reembed(pipe):
+    pipe.rankings(["vacation days"], depth=3)
+    computed = pipe.encoder.computed
+    chunks = pipe.chunks
+    pipe.configure(method="dense")
+    pipe.rankings(["vacation days"], depth=3)
+    assert pipe.chunks is chunks and pipe.encoder.computed == computed
+    pipe.configure(chunk_size=50, chunk_overlap=0)
+    assert pipe.chunks is not chunks, "a chunking change re-chunks"
+    pipe.configure(chunk_size=200, chunk_overlap=20)
+    assert pipe.chunks is chunks, "going back re-uses the cached chunking"
+
+
+def test_rankings_are_capped_by_the_corpus(pipe):
+    rankings = pipe.rankings(["plants", "sessions"], depth=100)
+    assert [len(r) for r in rankings] == [len(pipe.chunks)] * 2
+    assert pipe.rankings([], depth=5) == []
+
+
+def test_whole_documents_as_units(tmp_path):
+    pipe = Pipeline(DOCS, PipelineConfig(chunk_size=None), Encoder(cache_folder=tmp_path))
+    assert [c.doc_id for c in pipe.chunks] == ["sessions", "leave", "tides"]
+
+
+def test_bad_input_is_explained(pipe, tmp_path):
+    for empty in ["", "   ", None]:
+        with pytest.raises(RagkitError, match="query is empty"):
+            pipe.search(empty, k=1)
+    with pytest.raises(RagkitError, match="larger than the number of chunks"):
+        pipe.search("leave", k=99)
+    with pytest.raises(RagkitError, match="positive integer"):
+        pipe.search("leave", k=0)
+    with pytest.raises(RagkitError, match="corpus is empty"):
+        Pipeline([], encoder=Encoder(cache_folder=tmp_path))
+    with pytest.raises(RagkitError, match="unknown method 'magic'"):
+        pipe.configure(method="magic")
+    with pytest.raises(RagkitError, match="overlap"):
+        pipe.configure(chunk_overlap=500)
+    assert pipe.config.chunk_overlap == 20, "a refused change leaves the pipeline as it was"
+
+
+def test_prompt_numbers_the_sources(pipe):
+    chunks = [chunk for chunk, _ in pipe.search("revoke a token", k=2)]
+    prompt = build_prompt("how do I revoke a token?", chunks)
+    assert "[1] Sessions API (sessions, 2025-04-02)" in prompt
+    assert prompt.rstrip().endswith("Question: how do I revoke a token?\nAnswer:")
+    assert "(no sources retrieved)" in build_prompt("anything?", [])
+    with pytest.raises(RagkitError, match="query is empty"):
+        build_prompt(" ", chunks)
