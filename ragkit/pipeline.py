@@ -13,11 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 
 from ragkit.chunking import Chunk, check_chunk_size, chunk_documents
-from ragkit.corpus import Document
+from ragkit.corpus import Document, Query
 from ragkit.embedding import Encoder
 from ragkit.errors import RagkitError
+from ragkit.evaluation import DEFAULT_METRICS, parse_metric, per_query_metrics
+from ragkit.relevance import judgments_from_queries
 from ragkit.search import cosine_scores, top_k
 
 
@@ -27,6 +30,7 @@ class PipelineConfig:
 
     chunk_size: int | None = 800
     chunk_overlap: int = 100
+    chunker: str = "fixed"
     method: str = "dense"
 
     def check(self) -> None:
@@ -75,6 +79,10 @@ class Pipeline:
         self._chunks: dict[tuple, list[Chunk]] = {}
         self._embeddings: dict[tuple, np.ndarray] = {}
         self.scorers: dict[str, Callable[[Sequence[str]], np.ndarray]] = {"dense": self.dense_scores}
+        # chunker name -> function (docs, config) -> chunks; notebook 04 registers more strategies
+        self.chunkers: dict[str, Callable[[Sequence[Document], PipelineConfig], list[Chunk]]] = {
+            "fixed": lambda docs, config: chunk_documents(docs, config.chunk_size, config.chunk_overlap),
+        }
 
     def configure(self, **changes) -> Pipeline:
         """Change parameters in place (caches stay valid for what did not change); returns self."""
@@ -82,20 +90,24 @@ class Pipeline:
         config.check()
         if config.method not in self.scorers:
             raise RagkitError(f"unknown method {config.method!r}; choose one of {sorted(self.scorers)}")
+        if config.chunker not in self.chunkers:
+            raise RagkitError(f"unknown chunker {config.chunker!r}; choose one of {sorted(self.chunkers)}")
         self.config = config
         return self
 
     @property
     def chunking_key(self) -> tuple:
-        return (self.config.chunk_size, self.config.chunk_overlap if self.config.chunk_size else 0)
+        config = self.config
+        if config.chunk_size is None:
+            return ("whole", None, 0)
+        return (config.chunker, config.chunk_size, config.chunk_overlap)
 
     @property
     def chunks(self) -> list[Chunk]:
         key = self.chunking_key
         if key not in self._chunks:
-            size, overlap = key
-            self._chunks[key] = (whole_document_chunks(self.docs) if size is None
-                                 else chunk_documents(self.docs, size, overlap))
+            self._chunks[key] = (whole_document_chunks(self.docs) if self.config.chunk_size is None
+                                 else self.chunkers[self.config.chunker](self.docs, self.config))
         return self._chunks[key]
 
     @property
@@ -130,3 +142,15 @@ class Pipeline:
         scores = self.scores(queries)
         best = top_k(scores, min(depth, scores.shape[1]))
         return [[self.chunks[i] for i in row] for row in best]
+
+    def evaluate(self, queries: Sequence[Query], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
+        """One row per query with its metrics (`ragkit.evaluation.per_query_metrics`) for the current config.
+
+        Unanswerable queries get NaN ranking metrics; `summarize` skips them.
+        """
+        depth = max(parse_metric(metric)[1] for metric in metrics)
+        answerable = [query for query in queries if query.evidence]
+        rankings = dict(zip([q.query_id for q in answerable], self.rankings([q.text for q in answerable], depth),
+                            strict=True))
+        judgments = judgments_from_queries(queries, self.docs)
+        return per_query_metrics([rankings.get(q.query_id, []) for q in queries], judgments, metrics)
