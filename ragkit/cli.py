@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ragkit.beir import is_beir_folder, load_beir
 from ragkit.corpus import load_documents, load_queries
-from ragkit.datacheck import check_data
+from ragkit.datacheck import check_data, statistics_markdown
 from ragkit.errors import RagkitError
 from ragkit.evaluation import DEFAULT_METRICS, per_query_metrics, summarize
 from ragkit.pipeline import Pipeline, PipelineConfig
@@ -82,9 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def print_check(folder: str) -> int:
     problems, stats = check_data(folder)
-    print(f"{folder}: {stats['totals']}")
-    print(stats["by_source"].to_string())
-    print(stats["by_type"].to_string())
+    print(statistics_markdown(stats))
+    print()
     for problem in problems:
         print(problem)
     print(f"{len(problems)} problems" if problems else "data check passed: 0 problems")

@@ -183,3 +183,22 @@ def data_statistics(docs: dict[str, dict], records: list[dict]) -> dict:
               "words": int(corpus["words"].sum()), "sources": corpus["source"].nunique(),
               "zh_documents": int((corpus["lang"] == "zh").sum()), "queries": len(records)}
     return {"totals": totals, "by_source": by_source, "by_type": by_type}
+
+
+def statistics_markdown(stats: dict) -> str:
+    """The statistics as the markdown tables that `data/README.md` carries (a test keeps them equal).
+
+    >>> problems, stats = check_data("data")  # doctest: +SKIP
+    >>> print(statistics_markdown(stats))  # doctest: +SKIP
+    """
+    totals = stats["totals"]
+    lines = ["| documents | characters | words | sources | Chinese documents | queries |", "|---|---|---|---|---|---|",
+             f"| {totals['documents']} | {totals['characters']:,} | {totals['words']:,} | {totals['sources']} | "
+             f"{totals['zh_documents']} | {totals['queries']} |", "",
+             "| source | lang | documents | characters | words |", "|---|---|---|---|---|"]
+    for (source, lang), row in stats["by_source"].iterrows():
+        lines.append(f"| {source} | {lang} | {row['documents']} | {row['characters']:,} | {row['words']:,} |")
+    lines += ["", "| query type | dev | test | total |", "|---|---|---|---|"]
+    for kind, row in stats["by_type"].iterrows():
+        lines.append(f"| {kind} | {row.get('dev', 0)} | {row.get('test', 0)} | {row['total']} |")
+    return "\n".join(lines)
