@@ -77,3 +77,16 @@ def test_prompt_numbers_the_sources(pipe):
     assert "(no sources retrieved)" in build_prompt("anything?", [])
     with pytest.raises(RagkitError, match="query is empty"):
         build_prompt(" ", chunks)
+
+
+def test_evaluate_scores_answerable_queries_and_skips_unanswerable(pipe):
+    from ragkit.corpus import Evidence, Query
+
+    queries = [
+        Query("q1", "how many vacation days", "en", "paraphrase", "dev", (Evidence("leave", "25 days"),), "25"),
+        Query("q2", "what is the ceo's shoe size", "en", "unanswerable", "dev", (), ""),
+    ]
+    table = pipe.evaluate(queries, ["recall@1", "mrr@3"])
+    assert table["query_id"].tolist() == ["q1", "q2"]
+    assert table.loc[0, "recall@1"] == 1.0 and table.loc[0, "mrr@3"] == 1.0
+    assert table.loc[1, ["recall@1", "mrr@3"]].isna().all(), "unanswerable queries have no ranking metrics"
