@@ -1,0 +1,125 @@
+"""The "no answer" threshold: known answers, scikit-learn as the reference, and the widget's callback."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+from sklearn.metrics import precision_score, recall_score
+
+from ragkit.errors import RagkitError
+from ragkit.threshold import (
+    best_threshold,
+    refusal_table,
+    refusals,
+    threshold_figure,
+    threshold_summary,
+    threshold_sweep,
+    threshold_widget,
+)
+
+matplotlib.use("Agg")
+
+# Four queries: two unanswerable (top scores 0.30 and 0.55), two answerable (0.40 and 0.70).
+TOP = [0.30, 0.40, 0.55, 0.70]
+ANSWERABLE = [False, True, False, True]
+FAILURE = [math.nan, 1.0, math.nan, 0.5]
+
+
+def random_case(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    answerable = rng.random(n) < 0.8
+    top = np.clip(rng.normal(0.5, 0.1, n) + 0.05 * answerable, -1, 1)
+    failure = np.where(answerable, rng.integers(0, 3, n) / 2, np.nan)
+    return top, answerable, failure
+
+
+def test_refuse_strictly_below_the_threshold():
+    assert refusals(TOP, 0.40).tolist() == [True, False, False, False], "a score equal to the threshold is answered"
+    assert refusals(TOP, -1.0).tolist() == [False] * 4, "threshold -1 never refuses"
+
+
+def test_refusal_table_by_hand():
+    row = refusal_table(TOP, ANSWERABLE, FAILURE, 0.5)
+    # refused: 0.30 (right) and 0.40 (wrong); answered: 0.55 (wrong) and 0.70 (right)
+    expected = {"threshold": 0.5, "refused": 2, "answerable refused": 1, "precision": 0.5, "recall": 0.5,
+                "f1": 0.5, "accuracy": 0.5, "answered failure@5": 0.5}
+    assert row == pytest.approx(expected), f"hand-computed refusal table at 0.5, got {row}"
+    nothing = refusal_table(TOP, ANSWERABLE, FAILURE, 0.1)
+    assert math.isnan(nothing["precision"]) and nothing["recall"] == 0, "no refusals: precision undefined"
+    assert nothing["answered failure@5"] == pytest.approx(0.75), "all answerable answered: mean failure@5"
+    everything = refusal_table(TOP, ANSWERABLE, FAILURE, 0.9)
+    assert math.isnan(everything["answered failure@5"]), "nothing answered: failure@5 of the answered is NaN"
+
+
+@pytest.mark.parametrize("threshold", [0.35, 0.45, 0.5, 0.55, 0.6])
+def test_precision_and_recall_equal_scikit_learn(threshold):
+    top, answerable, failure = random_case()
+    row = refusal_table(top, answerable, failure, threshold)
+    refused = top < threshold
+    unanswerable = ~answerable
+    assert row["precision"] == pytest.approx(precision_score(unanswerable, refused), abs=1e-12), "precision"
+    assert row["recall"] == pytest.approx(recall_score(unanswerable, refused), abs=1e-12), "recall"
+    answered = answerable & ~refused
+    assert row["answered failure@5"] == pytest.approx(failure[answered].mean(), abs=1e-12), "failure@5"
+
+
+def test_sweep_is_monotone_and_best_threshold_respects_the_limit():
+    top, answerable, failure = random_case(1)
+    thresholds = np.round(np.arange(0.2, 0.81, 0.02), 2)
+    sweep = threshold_sweep(top, answerable, failure, thresholds)
+    assert len(sweep) == len(thresholds), "one row per threshold"
+    assert (np.diff(sweep["refused"]) >= 0).all(), "raising the threshold never refuses fewer queries"
+    assert (np.diff(sweep["recall"]) >= 0).all(), "raising the threshold never lowers refusal recall"
+    best = best_threshold(sweep)
+    assert sweep.loc[sweep["threshold"] == best, "f1"].item() == pytest.approx(sweep["f1"].max()), "max F1"
+    limited = best_threshold(sweep, max_answerable_refused=5)
+    assert sweep.loc[sweep["threshold"] == limited, "answerable refused"].item() <= 5, "the limit holds"
+    assert limited <= best, "a limit on wrong refusals can only lower the chosen threshold"
+
+
+def test_bad_input_is_explained():
+    for bad in [1.5, -2, "0.4", None, True]:
+        with pytest.raises(RagkitError, match="between -1 and 1"):
+            refusals(TOP, bad)
+    with pytest.raises(RagkitError, match="one entry per query"):
+        refusal_table(TOP, ANSWERABLE[:3], FAILURE, 0.4)
+    with pytest.raises(RagkitError, match="at least one query"):
+        refusal_table([], [], [], 0.4)
+    with pytest.raises(RagkitError, match="needs its failure@5"):
+        refusal_table(TOP, ANSWERABLE, [math.nan] * 4, 0.4)
+    with pytest.raises(RagkitError, match="at least one threshold"):
+        threshold_sweep(TOP, ANSWERABLE, FAILURE, [])
+    sweep = threshold_sweep(TOP, ANSWERABLE, FAILURE, [0.1, 0.5])
+    with pytest.raises(RagkitError, match="no column"):
+        best_threshold(sweep, by="speed")
+    with pytest.raises(RagkitError, match="within the limits"):
+        best_threshold(threshold_sweep(TOP, ANSWERABLE, FAILURE, [0.9]), max_answerable_refused=0)
+    with pytest.raises(RagkitError, match="0 or more"):
+        best_threshold(sweep, max_answerable_refused=-1)
+
+
+def test_summary_and_figure_the_widget_shows():
+    sweep = threshold_sweep(TOP, ANSWERABLE, FAILURE, [0.1, 0.3, 0.5, 0.7])
+    text = threshold_summary(refusal_table(TOP, ANSWERABLE, FAILURE, 0.5), total=4)
+    assert text.startswith("threshold 0.50: refuses 2 of 4 queries (1 answerable)"), text
+    assert "precision 0.500, recall 0.500" in text, text
+    figure = threshold_figure(sweep, 0.5)
+    lines = figure.axes[0].lines
+    assert [line.get_label() for line in lines[:2]] == ["refusal precision", "refusal recall"], "two curves"
+    assert list(lines[2].get_xdata()) == [0.5, 0.5], "the vertical line marks the threshold"
+    matplotlib.pyplot.close(figure)
+    with_base = threshold_figure(sweep, 0.5, base_rate=0.5).axes[0].lines
+    assert list(with_base[3].get_ydata()) == [0.5, 0.5], "the dotted line marks the precision of random refusal"
+    matplotlib.pyplot.close("all")
+
+
+def test_widget_callback_updates_the_numbers():
+    thresholds = [0.1, 0.3, 0.5, 0.7]
+    widget = threshold_widget(TOP, ANSWERABLE, FAILURE, thresholds, value=0.3)
+    slider, numbers, _ = widget.children
+    assert numbers.value == threshold_summary(refusal_table(TOP, ANSWERABLE, FAILURE, 0.3), 4), "initial text"
+    slider.value = 0.5
+    assert numbers.value == threshold_summary(refusal_table(TOP, ANSWERABLE, FAILURE, 0.5), 4), "after a move"
+    assert (slider.min, slider.max) == (0.1, 0.7), "the slider spans the swept thresholds"
+    matplotlib.pyplot.close("all")
