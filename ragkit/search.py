@@ -1,8 +1,8 @@
 """Exact dense search: cosine scores of queries against chunk embeddings, then the top k.
 
 Rows of both matrices are unit length, so cosine similarity is a plain dot product. Top-k uses
-`argpartition` (linear time) and sorts only the k winners; among the winners, equal scores keep the lower
-index first, so rankings are deterministic. Left out: approximate indexes (Chroma's HNSW, notebook 03) and metadata filters.
+a partition (linear time) and sorts only the k winners; equal scores keep the lower index first, even at the
+cut, so rankings are deterministic. Left out: approximate indexes (Chroma's HNSW, notebook 03) and metadata filters.
 """
 
 from __future__ import annotations
@@ -31,20 +31,25 @@ def cosine_scores(query_embeddings: np.ndarray, embeddings: np.ndarray) -> np.nd
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the `k` highest scores, best first (for a 2-D array, per row).
+    """Indices of the `k` highest scores, best first (for a 2-D array, per row); equal scores, even at the
+    cut, keep the lower index first.
 
     >>> top_k(np.array([0.1, 0.9, 0.5, 0.9]), 3)
     array([1, 3, 2])
+    >>> top_k(np.array([0.5, 0.9, 0.5, 0.5]), 2)
+    array([1, 0])
     """
     check_k(k)
     scores = np.asarray(scores)
     n = scores.shape[-1]
     if k > n:
         raise RagkitError(f"k={k} is larger than the number of chunks ({n}); ask for at most {n}")
-    if scores.ndim == 1:
-        return top_k(scores[None, :], k)[0]
-    # argpartition puts the k best first in any order; a stable sort on (-score, index) orders them.
-    candidates = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (len(scores), 1))
-    candidates = np.sort(candidates, axis=1)
-    order = np.argsort(-np.take_along_axis(scores, candidates, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(candidates, order, axis=1)
+    if scores.ndim == 2:
+        return np.stack([top_k(row, k) for row in scores]) if len(scores) else np.zeros((0, k), dtype=int)
+    # argpartition finds the k-th highest score in linear time; everything above it is in, and ties at it are
+    # taken lowest index first. Only these k winners are sorted.
+    kth = np.partition(scores, n - k)[n - k]
+    above = np.flatnonzero(scores > kth)
+    winners = np.concatenate([above, np.flatnonzero(scores == kth)[: k - len(above)]])
+    winners.sort()
+    return winners[np.argsort(-scores[winners], kind="stable")]
