@@ -1,0 +1,205 @@
+"""Hybrid search: fuse a dense and a sparse (BM25, keyword) ranking into one.
+
+Notebook 06 derives it. Rank fusion uses positions only: reciprocal rank fusion (RRF, Cormack et al. 2009)
+gives each item sum 1/(rrf_k + rank) with ranks starting at 1 and rrf_k = 60; Anthropic's contextual-retrieval
+cookbook gives w/(index + 1) with indices starting at 0 (that is w/rank: RRF with rrf_k = 0 and weights
+0.8 dense, 0.2 BM25). Score fusion rescales each retriever's scores per query (min-max to [0, 1], or z-score)
+and mixes them: alpha × dense + (1 − alpha) × sparse, so alpha = 1 is pure dense.
+
+Lists may be depth-limited (`depth`: only a retriever's top `depth` count). An item missing from a list gets
+nothing from it in rank fusion, and that list's lowest rescaled score in score fusion. In rank fusion a sparse
+score of 0 or less means no query word matched: such items get no sparse rank (their order would be arbitrary).
+Ties: equal scores rank the lower index first (one full stable sort), so every result is deterministic.
+`fusion_recall_table` and `fusion_explorer` are the notebook's slider widget and its callback. Left out: learned
+weights, fusing more than two score lists (ranks fuse any number), and distribution-based fusion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ragkit.errors import RagkitError
+from ragkit.metrics import check_k
+
+FUSION_METHODS = ("dense", "sparse", "rrf", "minmax", "zscore")
+
+
+def check_score_matrix(scores: np.ndarray, name: str = "scores") -> np.ndarray:
+    """`scores` as a finite 2-D float array (a 1-D array is one query), or a clear error.
+
+    >>> check_score_matrix([0.5, 0.1]).shape
+    (1, 2)
+    """
+    scores = np.atleast_2d(np.asarray(scores, dtype=float))
+    if scores.ndim != 2 or scores.shape[1] == 0:
+        raise RagkitError(f"{name}: need one row of scores per query and one column per chunk; the corpus is empty")
+    if not np.isfinite(scores).all():
+        raise RagkitError(f"{name}: scores must be finite numbers (found NaN or infinity)")
+    return scores
+
+
+def ranks_from_scores(scores: np.ndarray, depth: int | None = None, min_score: float | None = None) -> np.ndarray:
+    """Rank of every item (1 = best; ties: lower index first), `inf` when the retriever does not return it:
+    beyond its top `depth` (all count when None), or a score <= `min_score`.
+
+    >>> ranks_from_scores([[0.2, 0.9, 0.2, 0.0]], min_score=0).tolist()
+    [[2.0, 1.0, 3.0, inf]]
+    """
+    scores = check_score_matrix(scores)
+    n = scores.shape[1]
+    if depth is not None:
+        check_k(depth)
+        if depth > n:
+            raise RagkitError(f"depth={depth} is larger than the number of chunks ({n}); use at most {n}")
+    # one full stable sort, so that the depth cut and the ranks agree on ties (argpartition would not)
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranks = np.empty(scores.shape)
+    np.put_along_axis(ranks, order, np.broadcast_to(np.arange(1.0, n + 1), scores.shape), axis=1)
+    missing = ranks > (n if depth is None else depth)
+    if min_score is not None:
+        missing |= scores <= min_score
+    return np.where(missing, np.inf, ranks)
+
+
+def retrieved_mask(scores: np.ndarray, depth: int | None = None, min_score: float | None = None) -> np.ndarray:
+    """Which items a retriever returns (see `ranks_from_scores`).
+
+    >>> retrieved_mask([[0.0, 3.0, 1.0]], depth=2, min_score=0).tolist()
+    [[False, True, True]]
+    """
+    return np.isfinite(ranks_from_scores(scores, depth, min_score))
+
+
+def ranks_from_rankings(rankings: Sequence[Sequence[int]], n_items: int) -> np.ndarray:
+    """Rank matrix from lists of item indices, best first (lists may be short; missing items get `inf`).
+
+    >>> ranks_from_rankings([[2, 0]], n_items=3).tolist()
+    [[2.0, inf, 1.0]]
+    """
+    check_k(n_items)
+    ranks = np.full((len(rankings), n_items), np.inf)
+    for row, ranking in enumerate(rankings):
+        ranking = np.asarray(ranking, dtype=int).reshape(-1)
+        if len(set(ranking.tolist())) != len(ranking):
+            raise RagkitError(f"ranking {row} lists an item twice")
+        if ranking.size and (ranking.min() < 0 or ranking.max() >= n_items):
+            raise RagkitError(f"ranking {row} holds an index outside 0..{n_items - 1}")
+        ranks[row, ranking] = np.arange(1, len(ranking) + 1)
+    return ranks
+
+
+def rrf_scores(ranks: Sequence[np.ndarray], rrf_k: float = 60, weights: Sequence[float] | None = None) -> np.ndarray:
+    """Reciprocal rank fusion: sum over lists of weight / (rrf_k + rank); ranks start at 1, `inf` adds 0.
+
+    >>> rrf_scores([np.array([[1.0, 2.0]]), np.array([[2.0, np.inf]])], rrf_k=0).tolist()
+    [[1.5, 0.5]]
+    """
+    if isinstance(rrf_k, bool) or not isinstance(rrf_k, int | float | np.number) or not 0 <= rrf_k < np.inf:
+        raise RagkitError(f"rrf_k must be a number >= 0 (60 is the usual choice), got {rrf_k!r}")
+    if not ranks:
+        raise RagkitError("give at least one rank matrix to fuse")
+    ranks = [np.atleast_2d(np.asarray(r, dtype=float)) for r in ranks]
+    if len({r.shape for r in ranks}) != 1:
+        raise RagkitError(f"rank matrices must have the same shape, got {[r.shape for r in ranks]}")
+    if any((r < 1).any() or np.isnan(r).any() for r in ranks):
+        raise RagkitError("ranks start at 1 (use inf for a missing item)")
+    weights = np.asarray(np.ones(len(ranks)) if weights is None else weights, dtype=float).reshape(-1)
+    if len(weights) != len(ranks) or not np.isfinite(weights).all() or (weights < 0).any() or weights.sum() == 0:
+        raise RagkitError(f"need one weight per list ({len(ranks)}), each >= 0, not all 0; got {weights.tolist()}")
+    return sum(weight / (rrf_k + r) for weight, r in zip(weights, ranks, strict=True))
+
+
+def check_score_pair(dense_scores: np.ndarray, sparse_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    dense, sparse = check_score_matrix(dense_scores, "dense scores"), check_score_matrix(sparse_scores, "sparse scores")
+    if dense.shape != sparse.shape:
+        raise RagkitError(f"dense scores {dense.shape} and sparse scores {sparse.shape} must have the same shape")
+    return dense, sparse
+
+
+def rrf_fuse(dense_scores: np.ndarray, sparse_scores: np.ndarray, rrf_k: float = 60, depth: int | None = None,
+             weights: Sequence[float] = (1.0, 1.0)) -> np.ndarray:
+    """RRF of a dense and a sparse retriever, from their score matrices (sparse scores <= 0 are not retrieved).
+
+    >>> rrf_fuse([[0.9, 0.5, 0.1]], [[0.0, 2.0, 1.0]], rrf_k=0).tolist()
+    [[1.0, 1.5, 0.8333333333333333]]
+    """
+    dense, sparse = check_score_pair(dense_scores, sparse_scores)
+    return rrf_scores([ranks_from_scores(dense, depth), ranks_from_scores(sparse, depth, min_score=0)],
+                      rrf_k, weights)
+
+
+def weighted_rank_fuse(dense_scores: np.ndarray, sparse_scores: np.ndarray, weights: Sequence[float] = (0.8, 0.2),
+                       depth: int | None = None) -> np.ndarray:
+    """Anthropic's cookbook blend: w_dense/(index + 1) + w_sparse/(index + 1), indices from 0 (cookbook depth 150).
+
+    >>> weighted_rank_fuse([[0.9, 0.5, 0.1]], [[0.0, 2.0, 1.0]]).round(3).tolist()
+    [[0.8, 0.6, 0.367]]
+    """
+    return rrf_fuse(dense_scores, sparse_scores, rrf_k=0, depth=depth, weights=weights)
+
+
+def minmax_normalize(scores: np.ndarray, retrieved: np.ndarray | None = None) -> np.ndarray:
+    """Per query, (s − min) / (max − min) over the retrieved items; the others, and a constant row, get 0.
+
+    >>> minmax_normalize([[2.0, 4.0, 3.0]]).tolist()
+    [[0.0, 1.0, 0.5]]
+    """
+    scores = check_score_matrix(scores)
+    retrieved = np.ones(scores.shape, dtype=bool) if retrieved is None else np.asarray(retrieved, dtype=bool)
+    low = np.where(retrieved, scores, np.inf).min(axis=1, keepdims=True)
+    high = np.where(retrieved, scores, -np.inf).max(axis=1, keepdims=True)
+    spread = np.where(high > low, high - low, 1.0)
+    return np.where(retrieved & (high > low), (scores - np.where(np.isfinite(low), low, 0)) / spread, 0.0)
+
+
+def zscore_normalize(scores: np.ndarray, retrieved: np.ndarray | None = None) -> np.ndarray:
+    """Per query, (s − mean) / std over the retrieved items (population std); the others get the lowest z
+    (a constant row gets 0).
+
+    >>> zscore_normalize([[1.0, 2.0, 3.0]]).round(4).tolist()
+    [[-1.2247, 0.0, 1.2247]]
+    """
+    scores = check_score_matrix(scores)
+    retrieved = np.ones(scores.shape, dtype=bool) if retrieved is None else np.asarray(retrieved, dtype=bool)
+    count = retrieved.sum(axis=1, keepdims=True)
+    mean = np.where(retrieved, scores, 0).sum(axis=1, keepdims=True) / np.maximum(count, 1)
+    std = np.sqrt(np.where(retrieved, (scores - mean) ** 2, 0).sum(axis=1, keepdims=True) / np.maximum(count, 1))
+    z = np.where(retrieved & (std > 0), (scores - mean) / np.where(std > 0, std, 1.0), 0.0)
+    lowest = np.where(retrieved, z, np.inf).min(axis=1, keepdims=True)
+    return np.where(retrieved, z, np.where(np.isfinite(lowest), lowest, 0.0))
+
+
+def _score_fuse(dense_scores: np.ndarray, sparse_scores: np.ndarray, alpha: float, normalize: str,
+                depth: int | None) -> np.ndarray:
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.number) or not 0 <= alpha <= 1:
+        raise RagkitError(f"alpha must be between 0 (pure sparse) and 1 (pure dense), got {alpha!r}")
+    rescale = {"minmax": minmax_normalize, "zscore": zscore_normalize}.get(normalize)
+    if rescale is None:
+        raise RagkitError(f"normalize must be 'minmax' or 'zscore', got {normalize!r}")
+    dense, sparse = check_score_pair(dense_scores, sparse_scores)
+    if depth is None:  # every item is retrieved: no need to sort
+        return alpha * rescale(dense) + (1 - alpha) * rescale(sparse)
+    return (alpha * rescale(dense, retrieved_mask(dense, depth))
+            + (1 - alpha) * rescale(sparse, retrieved_mask(sparse, depth)))
+
+
+def minmax_fuse(dense_scores: np.ndarray, sparse_scores: np.ndarray, alpha: float = 0.5,
+                depth: int | None = None) -> np.ndarray:
+    """alpha × min-max(dense) + (1 − alpha) × min-max(sparse); alpha = 1 is pure dense.
+
+    >>> minmax_fuse([[0.9, 0.5, 0.1]], [[0.0, 2.0, 1.0]], alpha=0.5).round(3).tolist()
+    [[0.5, 0.75, 0.25]]
+    """
+    return _score_fuse(dense_scores, sparse_scores, alpha, "minmax", depth)
+
+
+def zscore_fuse(dense_scores: np.ndarray, sparse_scores: np.ndarray, alpha: float = 0.5,
+                depth: int | None = None) -> np.ndarray:
+    """alpha × z-score(dense) + (1 − alpha) × z-score(sparse); alpha = 1 is pure dense.
+
+    >>> zscore_fuse([[1.0, 2.0, 3.0]], [[0.0, 0.0, 6.0]], alpha=0.5).round(4).tolist()
+    [[-0.9659, -0.3536, 1.3195]]
+    """
+    return _score_fuse(dense_scores, sparse_scores, alpha, "zscore", depth)
