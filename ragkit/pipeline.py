@@ -3,8 +3,9 @@
 Parameters live in a small frozen dataclass; the expensive steps (chunking and embedding) are cached on the
 pipeline, keyed by the parameters they depend on, and embeddings are also cached on disk by text hash. So a
 change that does not re-chunk re-scores from memory, and only a chunking change re-embeds. Each stage is a
-plain function in its own module (`chunking`, `embedding`, `search`, `evaluation`); later notebooks add
-scorers (BM25, fusion, MMR, rerank) to `Pipeline.scorers` without rewriting the rest. Left out: generation.
+plain function in its own module (`chunking`, `embedding`, `search`, `bm25`, `fusion`, `evaluation`). Scorers:
+`dense` (cosine), `bm25` (notebook 05) and `hybrid` (reciprocal rank fusion of the two, notebook 06); later
+notebooks add more (MMR, rerank) to `Pipeline.scorers` without rewriting the rest. Left out: generation.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from ragkit.bm25 import BM25Index
 from ragkit.chunking import Chunk, check_chunk_size, chunk_documents
 from ragkit.corpus import Document, Query
 from ragkit.embedding import Encoder
 from ragkit.errors import RagkitError
 from ragkit.evaluation import DEFAULT_METRICS, parse_metric, per_query_metrics
+from ragkit.fusion import rrf_fuse
 from ragkit.relevance import judgments_from_queries
 from ragkit.search import cosine_scores, top_k
+from ragkit.words import tokenize_all
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,10 @@ class Pipeline:
         self.encoder = encoder or Encoder()
         self._chunks: dict[tuple, list[Chunk]] = {}
         self._embeddings: dict[tuple, np.ndarray] = {}
-        self.scorers: dict[str, Callable[[Sequence[str]], np.ndarray]] = {"dense": self.dense_scores}
+        self._bm25: dict[tuple, BM25Index] = {}
+        self.scorers: dict[str, Callable[[Sequence[str]], np.ndarray]] = {
+            "dense": self.dense_scores, "bm25": self.bm25_scores, "hybrid": self.hybrid_scores,
+        }
         # chunker name -> function (docs, config) -> chunks; notebook 04 registers more strategies
         self.chunkers: dict[str, Callable[[Sequence[Document], PipelineConfig], list[Chunk]]] = {
             "fixed": lambda docs, config: chunk_documents(docs, config.chunk_size, config.chunk_overlap),
@@ -123,6 +130,23 @@ class Pipeline:
     def dense_scores(self, queries: Sequence[str]) -> np.ndarray:
         """Cosine similarity of each query with each chunk, shape (len(queries), len(chunks))."""
         return cosine_scores(self.embed_queries(queries), self.chunk_embeddings)
+
+    @property
+    def bm25_index(self) -> BM25Index:
+        """BM25 (k1=1.5, b=0.75, Lucene IDF) over the chunks' word tokens, built once per chunking."""
+        key = self.chunking_key
+        if key not in self._bm25:
+            self._bm25[key] = BM25Index(tokenize_all(chunk.text for chunk in self.chunks))
+        return self._bm25[key]
+
+    def bm25_scores(self, queries: Sequence[str]) -> np.ndarray:
+        """BM25 score of each query with each chunk, shape (len(queries), len(chunks))."""
+        return self.bm25_index.scores(tokenize_all(check_query(query) for query in queries))
+
+    def hybrid_scores(self, queries: Sequence[str]) -> np.ndarray:
+        """Reciprocal rank fusion (rrf_k=60, ranks from 1, full lists) of dense and BM25 scores."""
+        queries = [check_query(query) for query in queries]
+        return rrf_fuse(self.dense_scores(queries), self.bm25_scores(queries), rrf_k=60)
 
     def scores(self, queries: Sequence[str]) -> np.ndarray:
         """Scores of the configured method."""

@@ -78,3 +78,11 @@ def test_beir_graded_gains_are_kept(root):
     q1 = next(j for j in judgments if j.query_id == "q1")
     assert {(t.doc_id, t.gain) for t in q1.targets} == {("d1", 2.0), ("d2", 1.0)}
     assert "q5" not in {q.query_id for q in queries}
+
+
+@pytest.mark.parametrize("method", ["bm25", "hybrid"])
+def test_eval_sparse_and_hybrid_methods(root, capsys, method):
+    assert main(["eval", "--data", str(root / "tests/fixtures/beir_tiny"), "--method", method, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["method"] == method and result["queries"] == 4
+    assert result["metrics"]["recall@100"] == 1.0

@@ -90,3 +90,13 @@ def test_evaluate_scores_answerable_queries_and_skips_unanswerable(pipe):
     assert table["query_id"].tolist() == ["q1", "q2"]
     assert table.loc[0, "recall@1"] == 1.0 and table.loc[0, "mrr@3"] == 1.0
     assert table.loc[1, ["recall@1", "mrr@3"]].isna().all(), "unanswerable queries have no ranking metrics"
+
+
+def test_bm25_and_hybrid_scorers_share_the_chunks(pipe):
+    bm25 = pipe.bm25_scores(["25 days of annual leave"])
+    assert bm25.shape == (1, len(pipe.chunks)) and pipe.chunks[int(bm25.argmax())].doc_id == "leave"
+    assert pipe.bm25_index is pipe.bm25_index, "the BM25 index is built once per chunking"
+    pipe.configure(method="hybrid")
+    assert pipe.search("/v2/sessions endpoint", k=1)[0][0].doc_id == "sessions"
+    pipe.configure(method="bm25")
+    assert pipe.search("office plants", k=1)[0][0].doc_id == "tides"
