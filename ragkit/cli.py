@@ -64,6 +64,11 @@ def run_eval(data: str, method: str, split: str, k: int, chunk_size: int | None 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `python -m ragkit`.
+
+    >>> build_parser().parse_args(["eval", "--method", "bm25"]).method
+    'bm25'
+    """
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="check the course data")
@@ -81,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def print_check(folder: str) -> int:
+    """Print the data statistics and every problem; 0 when the data is valid, 1 otherwise.
+
+    >>> print_check("data")  # doctest: +SKIP
+    0
+    """
     problems, stats = check_data(folder)
     print(statistics_markdown(stats))
     print()
@@ -91,6 +101,11 @@ def print_check(folder: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; bad input prints one `error: ...` line and returns 2 instead of a traceback.
+
+    >>> main(["eval", "--data", "nowhere"])  # doctest: +SKIP
+    2
+    """
     args = build_parser().parse_args(argv)
     try:
         if args.command == "data":

@@ -36,7 +36,12 @@ def word_count(text: str) -> int:
 
 
 def check_documents(folder: Path, problems: list[str]) -> dict[str, dict]:
-    """Parse every document, appending problems; returns id → {meta, body, path} for the good ones."""
+    """Parse every document, appending problems; returns id → {meta, body, path} for the good ones.
+
+    >>> problems = []
+    >>> check_documents(Path("no-such-folder"), problems), problems
+    ({}, ['no-such-folder: no .md documents found'])
+    """
     docs: dict[str, dict] = {}
     paths = sorted(folder.glob("*.md")) if folder.is_dir() else []
     if not paths:
@@ -79,7 +84,14 @@ class _Meta:
 
 
 def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[str]) -> None:
-    """Append every problem of one query record."""
+    """Append every problem of one query record.
+
+    >>> problems = []
+    >>> check_query({"id": "q", "text": "x", "lang": "en", "type": "keyword", "split": "dev", "answer": "",
+    ...              "evidence": []}, "q.jsonl:1", {}, problems)
+    >>> problems
+    ['q.jsonl:1: a keyword query needs evidence']
+    """
     for name in ("id", "text", "lang", "type", "split", "answer"):
         if not isinstance(record.get(name), str) or (name != "answer" and not record[name].strip()):
             problems.append(f"{where}: field {name!r} is missing or not a string")
@@ -120,7 +132,12 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
 
 
 def check_queries(path: Path, docs: dict[str, dict], problems: list[str]) -> list[dict]:
-    """Check every query line, appending problems; returns the records that parsed."""
+    """Check every query line, appending problems; returns the records that parsed.
+
+    >>> problems = []
+    >>> check_queries(Path("missing.jsonl"), {}, problems), problems
+    ([], ['missing.jsonl: no such file'])
+    """
     if not path.is_file():
         problems.append(f"{path}: no such file")
         return []
@@ -172,7 +189,11 @@ def check_data(folder: str | Path, minimums: dict | None = None) -> tuple[list[s
 
 
 def data_statistics(docs: dict[str, dict], records: list[dict]) -> dict:
-    """Tables of documents, characters and words per source and language, and queries per type and split."""
+    """Tables of documents, characters and words per source and language, and queries per type and split.
+
+    >>> data_statistics({"d": {"meta": {"source": "faq", "lang": "en"}, "body": "two words"}}, [])["totals"]["words"]
+    2
+    """
     rows = [{"source": d["meta"].get("source"), "lang": d["meta"].get("lang"), "documents": 1,
              "characters": len(d["body"]), "words": word_count(d["body"])} for d in docs.values()]
     corpus = pd.DataFrame(rows, columns=["source", "lang", "documents", "characters", "words"])

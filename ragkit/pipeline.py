@@ -30,7 +30,11 @@ from ragkit.words import tokenize_all
 
 @dataclass(frozen=True)
 class PipelineConfig:
-    """Every knob of the pipeline. `chunk_size=None` makes each whole document one retrieval unit."""
+    """Every knob of the pipeline. `chunk_size=None` makes each whole document one retrieval unit.
+
+    >>> PipelineConfig(chunk_size=400, chunk_overlap=50).chunker
+    'fixed'
+    """
 
     chunk_size: int | None = 800
     chunk_overlap: int = 100
