@@ -3,9 +3,10 @@
 Parameters live in a small frozen dataclass; the expensive steps (chunking and embedding) are cached on the
 pipeline, keyed by the parameters they depend on, and embeddings are also cached on disk by text hash. So a
 change that does not re-chunk re-scores from memory, and only a chunking change re-embeds. Each stage is a
-plain function in its own module (`chunking`, `embedding`, `search`, `bm25`, `fusion`, `evaluation`). Scorers:
-`dense` (cosine), `bm25` (notebook 05) and `hybrid` (reciprocal rank fusion of the two, notebook 06); later
-notebooks add more (MMR, rerank) to `Pipeline.scorers` without rewriting the rest. Left out: generation.
+plain function in its own module (`chunking`, `embedding`, `search`, `bm25`, `fusion`, `evaluation`).
+Chunkers: `fixed`, `sentence`, `structure`, `parent-child` and `semantic` (notebook 04). Scorers: `dense`
+(cosine), `bm25` (notebook 05) and `hybrid` (reciprocal rank fusion of the two, notebook 06); later notebooks
+add more (MMR, rerank) to `Pipeline.scorers` without rewriting the rest. Left out: generation.
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ import numpy as np
 import pandas as pd
 
 from ragkit.bm25 import BM25Index
+from ragkit.chunkers import (
+    chunk_corpus,
+    parent_child_chunks,
+    parent_of,
+    parent_rankings,
+    sentence_chunks,
+    structure_aware_chunks,
+)
 from ragkit.chunking import Chunk, check_chunk_size, chunk_documents
 from ragkit.corpus import Document, Query
 from ragkit.embedding import Encoder
@@ -25,6 +34,7 @@ from ragkit.evaluation import DEFAULT_METRICS, parse_metric, per_query_metrics
 from ragkit.fusion import rrf_fuse
 from ragkit.relevance import judgments_from_queries
 from ragkit.search import cosine_scores, top_k
+from ragkit.semantic_chunking import semantic_chunk_documents
 from ragkit.words import tokenize_all
 
 
@@ -93,7 +103,18 @@ class Pipeline:
         # chunker name -> function (docs, config) -> chunks; notebook 04 registers more strategies
         self.chunkers: dict[str, Callable[[Sequence[Document], PipelineConfig], list[Chunk]]] = {
             "fixed": lambda docs, config: chunk_documents(docs, config.chunk_size, config.chunk_overlap),
+            "sentence": lambda docs, config: chunk_corpus(
+                docs, sentence_chunks, size=config.chunk_size, overlap=config.chunk_overlap),
+            "structure": lambda docs, config: chunk_corpus(
+                docs, structure_aware_chunks, size=config.chunk_size, overlap=config.chunk_overlap),
+            # parent-child: the children are searched, and rankings() returns their parents
+            "parent-child": lambda docs, config: chunk_corpus(
+                docs, lambda doc, **sizes: parent_child_chunks(doc, **sizes)[0],
+                child_size=config.chunk_size, child_overlap=config.chunk_overlap),
+            "semantic": lambda docs, config: semantic_chunk_documents(
+                docs, self.encoder, rule="percentile", window=3, min_size=200, max_size=config.chunk_size),
         }
+        self._parents: dict[tuple, dict[str, Chunk]] = {}
 
     def configure(self, **changes) -> Pipeline:
         """Change parameters in place (caches stay valid for what did not change); returns self."""
@@ -169,7 +190,19 @@ class Pipeline:
             return []
         scores = self.scores(queries)
         best = top_k(scores, min(depth, scores.shape[1]))
-        return [[self.chunks[i] for i in row] for row in best]
+        rankings = [[self.chunks[i] for i in row] for row in best]
+        if self.config.chunker == "parent-child":  # de-duplicated parents: may be shorter than depth
+            rankings = parent_rankings(rankings, self.parents_by_child())
+        return rankings
+
+    def parents_by_child(self) -> dict[str, Chunk]:
+        """Parent-child chunking: child chunk id → its parent section chunk."""
+        key = self.chunking_key
+        if key not in self._parents:
+            parents = [parent for doc in self.docs
+                       for parent in parent_child_chunks(doc, self.config.chunk_size, self.config.chunk_overlap)[1]]
+            self._parents[key] = parent_of(self.chunks, parents)
+        return self._parents[key]
 
     def evaluate(self, queries: Sequence[Query], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
         """One row per query with its metrics (`ragkit.evaluation.per_query_metrics`) for the current config.

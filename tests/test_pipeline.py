@@ -100,3 +100,16 @@ def test_bm25_and_hybrid_scorers_share_the_chunks(pipe):
     assert pipe.search("/v2/sessions endpoint", k=1)[0][0].doc_id == "sessions"
     pipe.configure(method="bm25")
     assert pipe.search("office plants", k=1)[0][0].doc_id == "tides"
+
+
+@pytest.mark.parametrize("chunker", ["sentence", "structure", "parent-child", "semantic"])
+def test_every_registered_chunker_keeps_exact_offsets(pipe, chunker):
+    pipe.configure(chunker=chunker, chunk_size=300, chunk_overlap=0)
+    by_id = {doc.doc_id: doc for doc in DOCS}
+    assert pipe.chunks, f"{chunker} made no chunks"
+    for chunk in pipe.chunks:
+        assert chunk.text == by_id[chunk.doc_id].text[chunk.start:chunk.end], f"{chunker}: offsets are not exact"
+    ranking = pipe.rankings(["annual leave days"], depth=3)[0]
+    assert ranking and ranking[0].doc_id == "leave"
+    with pytest.raises(RagkitError, match="unknown chunker"):
+        pipe.configure(chunker="magic")
