@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ragkit-installed
+LAB_ARGS ?=
 
 .PHONY: install lab test bench data-check clean-cache
 
@@ -19,7 +20,7 @@ install: $(STAMP)
 
 lab: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/jupyter lab notebooks/ --allow-root \
-		--LabApp.extension_manager=readonly --ServerApp.open_browser=True
+		--LabApp.extension_manager=readonly --ServerApp.open_browser=True $(LAB_ARGS)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
