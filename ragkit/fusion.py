@@ -53,7 +53,7 @@ def ranks_from_scores(scores: np.ndarray, depth: int | None = None, min_score: f
         check_k(depth)
         if depth > n:
             raise RagkitError(f"depth={depth} is larger than the number of chunks ({n}); use at most {n}")
-    # one full stable sort, so that the depth cut and the ranks agree on ties (argpartition would not)
+    # every item needs a rank (not only the top k), so one full stable sort: ties rank the lower index first
     order = np.argsort(-scores, axis=1, kind="stable")
     ranks = np.empty(scores.shape)
     np.put_along_axis(ranks, order, np.broadcast_to(np.arange(1.0, n + 1), scores.shape), axis=1)

@@ -17,27 +17,16 @@ def test_front_matter_parses_fields_and_body():
     assert line == 8
 
 
-def test_document_without_front_matter_names_the_file(tmp_path):
+@pytest.mark.parametrize("content, message", [
+    ("# Just markdown\n", r"x\.md:1: no front matter"),
+    ("---\nid: x\n", "never closed"),
+    ("---\nid x\n---\nbody", r"x\.md:2: front matter line is not 'key: value'"),
+    ("---\nid: x\ntitle: X\n---\nbody", "lacks source, date, lang"),
+])
+def test_broken_front_matter_names_the_file_and_line(tmp_path, content, message):
     path = tmp_path / "x.md"
-    path.write_text("# Just markdown\n")
-    with pytest.raises(RagkitError, match=r"x\.md:1: no front matter"):
-        document_from_file(path)
-
-
-def test_unclosed_front_matter_and_bad_line_are_explained(tmp_path):
-    path = tmp_path / "x.md"
-    path.write_text("---\nid: x\n")
-    with pytest.raises(RagkitError, match="never closed"):
-        document_from_file(path)
-    path.write_text("---\nid x\n---\nbody")
-    with pytest.raises(RagkitError, match=r"x\.md:2: front matter line is not 'key: value'"):
-        document_from_file(path)
-
-
-def test_missing_required_fields_are_listed(tmp_path):
-    path = tmp_path / "x.md"
-    path.write_text("---\nid: x\ntitle: X\n---\nbody")
-    with pytest.raises(RagkitError, match="lacks source, date, lang"):
+    path.write_text(content)
+    with pytest.raises(RagkitError, match=message):
         document_from_file(path)
 
 
