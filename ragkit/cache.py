@@ -1,21 +1,18 @@
-"""Where ragkit keeps what is expensive to recompute, and the on-disk embedding cache.
+"""Where ragkit keeps what is expensive to recompute: the cache folder, and the stage cache of a pipeline.
 
 The cache folder is `$RAGKIT_CACHE` when set, else `.cache/` at the root of a source checkout (beside
-`pyproject.toml`), else `~/.cache/ragkit`. Embeddings are stored as `.npz` shards holding two arrays, `keys`
-(hex digests of model name and text) and `vectors`; nothing is pickled. Left out: eviction, locking between
-processes that write the same shard at once (the last one wins, and both wrote the same vectors), and
-caching anything but embeddings.
+`pyproject.toml`), else `~/.cache/ragkit`; embeddings (`ragkit.embed.vector_cache`), jieba's dictionary and
+the embedded Chroma store live there. `StageCache` holds a pipeline's in-memory results by key. Left out:
+eviction on disk, and sharing in-memory results between processes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
 
 from ragkit.errors import RagkitError
 
@@ -48,55 +45,40 @@ def cache_dir(create: bool = True) -> Path:
     return folder
 
 
-def text_key(model_name: str, text: str) -> str:
-    """The cache key of one text under one model: a SHA-1 hex digest.
+class StageCache:
+    """What a pipeline's stages computed, by key: kept for good (`stage`: chunks, embeddings, indexes) or
+    among the `size` most recent (`recent`: score matrices and evaluations, which a slider makes many of).
+    `runs` counts how often each kind of stage really computed, so tests and notebooks can see what a change
+    re-ran.
 
-    >>> text_key("m", "hello")[:12]
-    '8c173b749d4b'
-    """
-    return hashlib.sha1(f"{model_name}\0{text}".encode()).hexdigest()
-
-
-class EmbeddingCache:
-    """Vectors by (model, text), loaded from and saved to `.npz` shards in one folder.
-
-    >>> import tempfile, numpy as np
-    >>> cache = EmbeddingCache(tempfile.mkdtemp(), "toy")
-    >>> cache.save(["a"], np.ones((1, 3), dtype=np.float32))
-    >>> cache.lookup(["a", "b"])[1]
-    [1]
+    >>> cache = StageCache(size=1)
+    >>> cache.stage(("chunks", 800), lambda: [1, 2]), cache.stage(("chunks", 800), lambda: [3])
+    ([1, 2], [1, 2])
+    >>> cache.recent(("scores", "a"), lambda: 1), cache.recent(("scores", "b"), lambda: 2), dict(cache.runs)
+    (1, 2, {'chunks': 1, 'scores': 2})
     """
 
-    def __init__(self, folder: str | Path, model_name: str):
-        self.folder = Path(folder) / "embeddings" / model_name.replace("/", "_")
-        self.model_name = model_name
-        self.vectors: dict[str, np.ndarray] = {}
-        if self.folder.is_dir():
-            for shard in sorted(self.folder.glob("*.npz")):
-                try:
-                    with np.load(shard, allow_pickle=False) as data:
-                        self.vectors.update(zip(data["keys"].tolist(), data["vectors"], strict=True))
-                except (OSError, ValueError, KeyError):
-                    continue  # a damaged shard only costs its vectors being computed again
+    def __init__(self, size: int = 32):
+        self.kept: dict[tuple, object] = {}
+        self.latest: OrderedDict[tuple, object] = OrderedDict()
+        self.size = size
+        self.runs: Counter[str] = Counter()
 
-    def lookup(self, texts: Sequence[str]) -> tuple[list[np.ndarray | None], list[int]]:
-        """The cached vector of each text (or None) and the positions of the texts that are missing."""
-        found = [self.vectors.get(text_key(self.model_name, text)) for text in texts]
-        return found, [i for i, vector in enumerate(found) if vector is None]
+    def stage(self, key: tuple, compute: Callable[[], object]):
+        """`compute()` once per key; later calls return the same object."""
+        if key not in self.kept:
+            self.kept[key] = compute()
+            self.runs[key[0]] += 1
+        return self.kept[key]
 
-    def save(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Store vectors for texts, as one new shard."""
-        keys = [text_key(self.model_name, text) for text in texts]
-        self.vectors.update(zip(keys, vectors, strict=True))
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            name = hashlib.sha1("".join(keys).encode()).hexdigest()[:16]
-            shard = self.folder / f"shard-{name}.npz"
-            partial = self.folder / f"shard-{name}.partial.npz"
-            np.savez(partial, keys=np.array(keys), vectors=np.asarray(vectors, dtype=np.float32))
-            partial.replace(shard)
-        except OSError as error:
-            raise RagkitError(
-                f"cannot write the embedding cache in {self.folder} ({error.strerror or error}); "
-                "set RAGKIT_CACHE to a folder you can write"
-            ) from None
+    def recent(self, key: tuple, compute: Callable[[], object]):
+        """`compute()` kept among the most recent results; returns a copy where the result has one (numpy
+        arrays, tables), so a caller may change its copy without touching the cache."""
+        if key not in self.latest:
+            self.latest[key] = compute()
+            self.runs[key[0]] += 1
+            if len(self.latest) > self.size:
+                self.latest.popitem(last=False)
+        self.latest.move_to_end(key)
+        value = self.latest[key]
+        return value.copy() if hasattr(value, "copy") else value

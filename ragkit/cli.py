@@ -8,18 +8,22 @@ Left out: serving, indexing to disk, and generation.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from ragkit.beir import is_beir_folder, load_beir
+from ragkit.config import KNOBS, PipelineConfig, parse_setting
 from ragkit.corpus import load_documents, load_queries
-from ragkit.datacheck import check_data, statistics_markdown
 from ragkit.errors import RagkitError
-from ragkit.evaluation import DEFAULT_METRICS, per_query_metrics, summarize
-from ragkit.pipeline import Pipeline, PipelineConfig
-from ragkit.relevance import judgments_from_queries
+from ragkit.evaluate.beir import is_beir_folder, load_beir
+from ragkit.evaluate.datacheck import check_data
+from ragkit.evaluate.datastats import statistics_markdown
+from ragkit.evaluate.relevance import judgments_from_queries
+from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
+from ragkit.pipeline import Pipeline
 
 
 def load_eval_data(folder: str | Path, split: str):
@@ -39,28 +43,27 @@ def load_eval_data(folder: str | Path, split: str):
                       "or corpus.jsonl, queries.jsonl and qrels/ (BEIR format)")
 
 
-def run_eval(data: str, method: str, split: str, k: int, chunk_size: int | None = None,
-             chunk_overlap: int | None = None) -> dict:
-    """Evaluate one method; returns the JSON-ready result.
+def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[str] = ()) -> dict:
+    """Evaluate one configuration; returns the JSON-ready result, with every config field under "config".
 
-    >>> run_eval("tests/fixtures/beir_tiny", "dense", "test", 10)["queries"]  # doctest: +SKIP
-    3
+    `settings` are `name=value` strings (`ragkit.config.parse_setting`), applied after `method`.
+
+    >>> run_eval("tests/fixtures/beir_tiny", "bm25", "test", 10, ["k1=1.2", "b=0.75"])["config"]["k1"]
+    1.2
     """
     started = time.perf_counter()
+    changes = dict(parse_setting(setting) for setting in settings)  # bad settings fail before any loading
     docs, queries, judgments, config = load_eval_data(data, split)
-    changes = {"method": method}
-    if chunk_size is not None and config.chunk_size is not None:
-        changes["chunk_size"] = chunk_size
-    if chunk_overlap is not None and config.chunk_size is not None:
-        changes["chunk_overlap"] = chunk_overlap
-    pipe = Pipeline(docs, config)
-    pipe.configure(**changes)
+    if method is not None:
+        changes = {"method": method, **changes}
+    pipe = Pipeline(docs, config, **changes)
     metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}"]))
     depth = max(int(m.split("@")[1]) for m in metrics)
     table = per_query_metrics(pipe.rankings([q.text for q in queries], depth), judgments, metrics)
     means = summarize(table, decimals=4).iloc[0]
-    return {"data": str(data), "method": method, "split": split, "queries": int(means["queries"]),
-            "metrics": {m: float(means[m]) for m in metrics}, "seconds": round(time.perf_counter() - started, 2)}
+    return {"data": str(data), "method": pipe.config.method, "split": split, "queries": int(means["queries"]),
+            "metrics": {m: float(means[m]) for m in metrics}, "config": dataclasses.asdict(pipe.config),
+            "seconds": round(time.perf_counter() - started, 2)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,11 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--data", default="data", help="data folder (default: data)")
     evaluate = commands.add_parser("eval", help="evaluate a retrieval method")
     evaluate.add_argument("--data", default="data", help="course data folder or a BEIR-format folder")
-    evaluate.add_argument("--method", default="dense", help="retrieval method (default: dense)")
+    evaluate.add_argument("--method", help="retrieval method: dense, bm25 or hybrid (default: dense)")
     evaluate.add_argument("--split", default="test", help="dev or test (BEIR: the qrels file name)")
     evaluate.add_argument("--k", type=int, default=10, help="extra cut-off for recall, nDCG and MRR")
-    evaluate.add_argument("--chunk-size", type=int, help="characters per chunk (course data)")
-    evaluate.add_argument("--chunk-overlap", type=int, help="overlap between chunks (course data)")
+    evaluate.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                          help="any pipeline setting, repeatable: --set k1=1.2 --set b=0.75 (names: "
+                               + ", ".join(KNOBS) + ")")
     evaluate.add_argument("--json", action="store_true", help="end with one JSON line")
     return parser
 
@@ -112,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             return print_check(args.data)
         if args.k < 1:
             raise RagkitError(f"--k must be at least 1, got {args.k}")
-        result = run_eval(args.data, args.method, args.split, args.k, args.chunk_size, args.chunk_overlap)
+        result = run_eval(args.data, args.method, args.split, args.k, args.settings)
     except RagkitError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 A document is a markdown file that starts with a front-matter block of plain `key: value` lines between two
 `---` lines. A query is one JSON object a line (see `data/README.md`). Loading stops at the first problem with
-`file:line: what is wrong`; `ragkit.datacheck` reports every problem at once. Left out: YAML beyond flat
+`file:line: what is wrong`; `ragkit.evaluate.datacheck` reports every problem at once. Left out: YAML beyond flat
 `key: value` pairs, other document formats (PDF, HTML), and fetching anything over the network.
 """
 

@@ -1,217 +1,217 @@
-"""The one retrieval pipeline that notebooks, widgets and the eval command share.
+"""The one retrieval pipeline that the notebooks, the widgets and `python -m ragkit eval` share.
 
-Parameters live in a small frozen dataclass; the expensive steps (chunking and embedding) are cached on the
-pipeline, keyed by the parameters they depend on, and embeddings are also cached on disk by text hash. So a
-change that does not re-chunk re-scores from memory, and only a chunking change re-embeds. Each stage is a
-plain function in its own module (`chunking`, `embedding`, `search`, `bm25`, `fusion`, `evaluation`).
-Chunkers: `fixed`, `sentence`, `structure`, `parent-child` and `semantic` (notebook 04). Scorers: `dense`
-(cosine), `bm25` (notebook 05) and `hybrid` (reciprocal rank fusion of the two, notebook 06); later notebooks
-add more (MMR, rerank) to `Pipeline.scorers` without rewriting the rest. Left out: generation.
+Data flows one way, and each arrow is a plain function in a stage subpackage:
+
+    documents → chunks (ragkit.chunk) → dense vectors (ragkit.embed) and BM25 terms (ragkit.text, ragkit.index)
+    → candidate scores (ragkit.index) → fusion (ragkit.rank.fusion) → refusal (ragkit.rank.refuse)
+    → top-k → evaluation (ragkit.evaluate)
+
+Every knob of every stage lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)`
+checks names and ranges. Each stage caches its result by exactly the config fields it reads: chunks by the
+chunker (the function itself) and its fields; embeddings by the chunks and the model; BM25 term statistics by
+the chunks and the IDF variant, its weights by `k1` and `b` too. So a change of `k1`, `b`, `fusion`, `rrf_k`,
+`alpha` or `threshold` re-scores from memory, and only a chunking change re-chunks and re-embeds.
+`using(**changes)` gives a variant that shares the caches. Left out: generation, and the stages of notebooks
+07–09 (contextual retrieval, MMR, rerank), which plug in as new knobs and stages.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from ragkit.bm25 import BM25Index
-from ragkit.chunkers import (
-    chunk_corpus,
-    parent_child_chunks,
-    parent_of,
-    parent_rankings,
-    sentence_chunks,
-    structure_aware_chunks,
-)
-from ragkit.chunking import Chunk, check_chunk_size, chunk_documents
+from ragkit.cache import StageCache
+from ragkit.chunk.base import Chunk, whole_document_chunks
+from ragkit.chunk.parent_child import parent_rankings, parents_by_child
+from ragkit.chunk.registry import SIZES, Chunker, default_chunkers
+from ragkit.config import FUSION_FIELDS, KNOBS, PipelineConfig
 from ragkit.corpus import Document, Query
-from ragkit.embedding import Encoder
-from ragkit.errors import RagkitError
-from ragkit.evaluation import DEFAULT_METRICS, parse_metric, per_query_metrics
-from ragkit.fusion import rrf_fuse
-from ragkit.relevance import judgments_from_queries
-from ragkit.search import cosine_scores, top_k
-from ragkit.semantic_chunking import semantic_chunk_documents
-from ragkit.words import tokenize_all
-
-
-@dataclass(frozen=True)
-class PipelineConfig:
-    """Every knob of the pipeline. `chunk_size=None` makes each whole document one retrieval unit.
-
-    >>> PipelineConfig(chunk_size=400, chunk_overlap=50).chunker
-    'fixed'
-    """
-
-    chunk_size: int | None = 800
-    chunk_overlap: int = 100
-    chunker: str = "fixed"
-    method: str = "dense"
-
-    def check(self) -> None:
-        if self.chunk_size is not None:
-            check_chunk_size(self.chunk_size, self.chunk_overlap)
-
-
-def whole_document_chunks(docs: Sequence[Document]) -> list[Chunk]:
-    """One unit per document, covering its whole text (the BEIR convention).
-
-    >>> whole_document_chunks([Document("d", "T", "x", "", "en", "abc")])[0].end
-    3
-    """
-    return [Chunk(f"{d.doc_id}#0", d.doc_id, 0, len(d.text), d.text, d.title, d.source, d.date, d.lang, d.version)
-            for d in docs]
-
-
-def check_query(query: str) -> str:
-    """The query, or a clear error when it is not a string or has no words.
-
-    >>> check_query("  revoke a token ")
-    'revoke a token'
-    """
-    if not isinstance(query, str) or not query.strip():
-        raise RagkitError(f"the query is empty: type a question or keywords (got {query!r})")
-    return query.strip()
+from ragkit.embed.model import Encoder
+from ragkit.errors import RagkitError, check_query
+from ragkit.evaluate.relevance import judgments_from_queries
+from ragkit.evaluate.tables import DEFAULT_METRICS, parse_metric, per_query_metrics
+from ragkit.index.bm25 import BM25Index
+from ragkit.index.exact import cosine_scores, top_k
+from ragkit.rank.fusion import RANK_FUSIONS, fuse, fuse_ranks
+from ragkit.rank.rank_fusion import ranks_from_scores
+from ragkit.rank.refuse import refusals
+from ragkit.text.words import word_tokens
 
 
 class Pipeline:
-    """Documents → chunks → embeddings → scores → rankings, with the expensive steps cached.
+    """Documents → chunks → embeddings and BM25 → scores → fusion → refusal → rankings, every stage cached.
 
-    >>> from ragkit.corpus import load_documents  # doctest: +SKIP
-    >>> pipe = Pipeline(load_documents("data/corpus"))  # doctest: +SKIP
-    >>> [chunk.doc_id for chunk, score in pipe.search("how do I revoke a token?", k=3)]  # doctest: +SKIP
-    ['api-sessions-v2', ...]
+    >>> from ragkit.corpus import load_documents
+    >>> pipe = Pipeline(load_documents("data/corpus"), method="bm25", k1=1.2)
+    >>> [chunk.doc_id for chunk, score in pipe.search("TS-417 on every call", k=2)]  # doctest: +SKIP
+    ['api-error-codes', ...]
+    >>> pipe.configure(b=0.4).config.b
+    0.4
     """
 
     def __init__(self, docs: Sequence[Document], config: PipelineConfig | None = None,
-                 encoder: Encoder | None = None):
+                 encoder: Encoder | None = None, **changes):
         if not docs:
             raise RagkitError("the corpus is empty: give the pipeline at least one document")
         self.docs = list(docs)
-        self.config = config or PipelineConfig()
-        self.config.check()
         self.encoder = encoder or Encoder()
-        self._chunks: dict[tuple, list[Chunk]] = {}
-        self._embeddings: dict[tuple, np.ndarray] = {}
-        self._bm25: dict[tuple, BM25Index] = {}
-        self.scorers: dict[str, Callable[[Sequence[str]], np.ndarray]] = {
-            "dense": self.dense_scores, "bm25": self.bm25_scores, "hybrid": self.hybrid_scores,
-        }
-        # chunker name -> function (docs, config) -> chunks; notebook 04 registers more strategies
-        self.chunkers: dict[str, Callable[[Sequence[Document], PipelineConfig], list[Chunk]]] = {
-            "fixed": lambda docs, config: chunk_documents(docs, config.chunk_size, config.chunk_overlap),
-            "sentence": lambda docs, config: chunk_corpus(
-                docs, sentence_chunks, size=config.chunk_size, overlap=config.chunk_overlap),
-            "structure": lambda docs, config: chunk_corpus(
-                docs, structure_aware_chunks, size=config.chunk_size, overlap=config.chunk_overlap),
-            # parent-child: the children are searched, and rankings() returns their parents
-            "parent-child": lambda docs, config: chunk_corpus(
-                docs, lambda doc, **sizes: parent_child_chunks(doc, **sizes)[0],
-                child_size=config.chunk_size, child_overlap=config.chunk_overlap),
-            "semantic": lambda docs, config: semantic_chunk_documents(
-                docs, self.encoder, rule="percentile", window=3, min_size=200, max_size=config.chunk_size),
-        }
-        self._parents: dict[tuple, dict[str, Chunk]] = {}
+        self.chunkers: dict[str, Chunker] = default_chunkers()
+        self.cache = StageCache(size=32)  # a widget re-scores one query set many times: keep recent results
+        self.runs = self.cache.runs  # how often each stage has computed (not served from its cache)
+        self.config = config or PipelineConfig()
+        self.configure(**changes)
 
     def configure(self, **changes) -> Pipeline:
-        """Change parameters in place (caches stay valid for what did not change); returns self."""
-        config = replace(self.config, **changes)
-        config.check()
-        if config.method not in self.scorers:
-            raise RagkitError(f"unknown method {config.method!r}; choose one of {sorted(self.scorers)}")
+        """Change knobs in place; caches stay valid for what did not change. Returns the pipeline.
+
+        An unknown name or a value out of range raises `RagkitError` and leaves the config as it was.
+        """
+        config = self.config.updated(**changes)
         if config.chunker not in self.chunkers:
-            raise RagkitError(f"unknown chunker {config.chunker!r}; choose one of {sorted(self.chunkers)}")
+            raise RagkitError(f"unknown chunker {config.chunker!r}; choose one of {', '.join(sorted(self.chunkers))}")
         self.config = config
         return self
 
+    def using(self, **changes) -> Pipeline:
+        """A variant with other knobs that shares this pipeline's caches; this one is unchanged."""
+        return copy.copy(self).configure(**changes)
+
+    def register_chunker(self, name: str, chunk: Callable[..., list[Chunk]],
+                         fields: Sequence[str] = SIZES) -> Pipeline:
+        """Add (or replace) a chunker `chunk(docs, config, encoder) -> chunks` that reads the config `fields`."""
+        unknown = [field for field in fields if field not in KNOBS]
+        if not isinstance(name, str) or not name or unknown:
+            raise RagkitError(f"a chunker needs a name and config fields to read; got {name!r}, unknown: {unknown}")
+        self.chunkers[name] = Chunker(chunk, tuple(fields))
+        return self
+
     @property
-    def chunking_key(self) -> tuple:
+    def model_name(self) -> str:
+        """The encoder's model name (part of every key that depends on embeddings)."""
+        return getattr(self.encoder, "model_name", type(self.encoder).__name__)
+
+    @property
+    def chunk_key(self) -> tuple:
+        """What the chunks depend on: the chunker's name and function, and the fields it reads."""
         config = self.config
         if config.chunk_size is None:
-            return ("whole", None, 0)
-        return (config.chunker, config.chunk_size, config.chunk_overlap)
+            return ("whole documents",)
+        chunker = self.chunkers[config.chunker]
+        return (config.chunker, chunker.chunk, config.values(chunker.fields))
 
     @property
     def chunks(self) -> list[Chunk]:
-        key = self.chunking_key
-        if key not in self._chunks:
-            self._chunks[key] = (whole_document_chunks(self.docs) if self.config.chunk_size is None
-                                 else self.chunkers[self.config.chunker](self.docs, self.config))
-        return self._chunks[key]
+        config = self.config
+        return self.cache.stage(("chunks", self.chunk_key), lambda: whole_document_chunks(self.docs)
+                                if config.chunk_size is None else
+                                self.chunkers[config.chunker].chunk(self.docs, config, self.encoder))
 
     @property
     def chunk_embeddings(self) -> np.ndarray:
-        key = self.chunking_key
-        if key not in self._embeddings:
-            self._embeddings[key] = self.encoder.encode([chunk.text for chunk in self.chunks], desc="chunks")
-        return self._embeddings[key]
+        return self.cache.stage(("embeddings", self.chunk_key, self.model_name),
+                           lambda: self.encoder.encode([chunk.text for chunk in self.chunks], desc="chunks"))
+
+    @property
+    def bm25_index(self) -> BM25Index:
+        """BM25 term statistics of the chunks (`bm25_idf`); `k1` and `b` re-weight them without a rebuild."""
+        config = self.config
+        return self.cache.stage(("bm25 index", self.chunk_key, config.bm25_idf), lambda: BM25Index(
+            [self.word_tokens(chunk.text) for chunk in self.chunks], config.k1, config.b, config.bm25_idf))
+
+    def score_key(self, method: str | None = None) -> tuple:
+        """What a method's scores depend on (default: the configured one): chunks, model, the fields it reads."""
+        config, method = self.config, method or self.config.method
+        bm25 = config.values(("bm25_idf", "k1", "b"))
+        reads = {"dense": (), "bm25": bm25, "hybrid": (*bm25, config.fusion, *config.values(FUSION_FIELDS[config.fusion]))}
+        return (self.chunk_key, self.model_name, method, reads[method])
+
+    def word_tokens(self, text: str) -> list[str]:
+        """BM25's word tokens of one text (`ragkit.text.words`), cached: a slider re-tokenizes nothing."""
+        return self.cache.stage(("tokens", text), lambda: word_tokens(text))
 
     def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         return self.encoder.encode([check_query(query) for query in queries], desc="queries")
 
     def dense_scores(self, queries: Sequence[str]) -> np.ndarray:
         """Cosine similarity of each query with each chunk, shape (len(queries), len(chunks))."""
-        return cosine_scores(self.embed_queries(queries), self.chunk_embeddings)
-
-    @property
-    def bm25_index(self) -> BM25Index:
-        """BM25 (k1=1.5, b=0.75, Lucene IDF) over the chunks' word tokens, built once per chunking."""
-        key = self.chunking_key
-        if key not in self._bm25:
-            self._bm25[key] = BM25Index(tokenize_all(chunk.text for chunk in self.chunks))
-        return self._bm25[key]
+        queries = tuple(check_query(query) for query in queries)
+        return self.cache.recent(("dense scores", self.score_key("dense"), queries),
+                                 lambda: cosine_scores(self.embed_queries(queries), self.chunk_embeddings))
 
     def bm25_scores(self, queries: Sequence[str]) -> np.ndarray:
-        """BM25 score of each query with each chunk, shape (len(queries), len(chunks))."""
-        return self.bm25_index.scores(tokenize_all(check_query(query) for query in queries))
+        """BM25 score of each query with each chunk under the config's `k1`, `b` and `bm25_idf`."""
+        queries, (k1, b) = tuple(check_query(query) for query in queries), self.config.values(("k1", "b"))
+        return self.cache.recent(("bm25 scores", self.score_key("bm25"), queries), lambda: self.bm25_index.scores(
+            [self.word_tokens(query) for query in queries], k1, b))
 
     def hybrid_scores(self, queries: Sequence[str]) -> np.ndarray:
-        """Reciprocal rank fusion (rrf_k=60, ranks from 1, full lists) of dense and BM25 scores."""
-        queries = [check_query(query) for query in queries]
-        return rrf_fuse(self.dense_scores(queries), self.bm25_scores(queries), rrf_k=60)
+        """Dense and BM25 fused by the config's `fusion` (with `rrf_k`, `alpha`, `fusion_depth`)."""
+        config, queries = self.config, tuple(queries)
+        depth = None if config.fusion_depth is None else min(config.fusion_depth, len(self.chunks))
+        if config.fusion not in RANK_FUSIONS:
+            return fuse(self.dense_scores(queries), self.bm25_scores(queries), config.fusion, config.rrf_k,
+                        config.alpha, depth)
+        # rank fusions read positions only: each retriever's ranks are kept, so moving rrf_k or alpha sorts nothing
+        dense = self.cache.recent(("dense ranks", self.score_key("dense"), depth, queries),
+                                  lambda: ranks_from_scores(self.dense_scores(queries), depth))
+        sparse = self.cache.recent(("bm25 ranks", self.score_key("bm25"), depth, queries),
+                                   lambda: ranks_from_scores(self.bm25_scores(queries), depth, min_score=0))
+        return fuse_ranks(dense, sparse, config.fusion, config.rrf_k, config.alpha)
 
     def scores(self, queries: Sequence[str]) -> np.ndarray:
-        """Scores of the configured method."""
-        if self.config.method not in self.scorers:
-            raise RagkitError(f"unknown method {self.config.method!r}; choose one of {sorted(self.scorers)}")
-        return self.scorers[self.config.method](list(queries))
+        """Scores of the configured `method`, shape (len(queries), len(chunks))."""
+        method = {"dense": self.dense_scores, "bm25": self.bm25_scores, "hybrid": self.hybrid_scores}
+        return method[self.config.method](list(queries))
+
+    def refused(self, scores: np.ndarray) -> np.ndarray:
+        """Per query (row of `scores`): True when refusal is on and the best score is below `threshold`."""
+        if self.config.threshold is None:
+            return np.zeros(len(scores), dtype=bool)
+        return refusals(scores.max(axis=1), self.config.threshold, low=-np.inf, high=np.inf)
+
+    def _rank(self, scores: np.ndarray, depth: int) -> list[list[Chunk]]:
+        chunks, refused = self.chunks, self.refused(scores)
+        best = top_k(scores, min(depth, scores.shape[1]))
+        rankings = [[] if no else [chunks[i] for i in row] for row, no in zip(best, refused, strict=True)]
+        if self.config.chunker == "parent-child" and self.config.chunk_size is not None:
+            rankings = parent_rankings(rankings, self.parents_by_child())  # de-duplicated: may be shorter
+        return rankings
 
     def search(self, query: str, k: int = 5) -> list[tuple[Chunk, float]]:
-        """The top `k` chunks for one query, with their scores."""
-        scores = self.scores([check_query(query)])[0]
-        return [(self.chunks[i], float(scores[i])) for i in top_k(scores, k)]
+        """The top `k` chunks for one query with their scores; empty when the query is refused."""
+        scores = self.scores([check_query(query)])
+        best = top_k(scores[0], k)
+        return [] if self.refused(scores)[0] else [(self.chunks[i], float(scores[0, i])) for i in best]
 
     def rankings(self, queries: Sequence[str], depth: int = 100) -> list[list[Chunk]]:
-        """For each query, up to `depth` chunks best first (fewer when the corpus is smaller)."""
-        if not queries:
-            return []
-        scores = self.scores(queries)
-        best = top_k(scores, min(depth, scores.shape[1]))
-        rankings = [[self.chunks[i] for i in row] for row in best]
-        if self.config.chunker == "parent-child":  # de-duplicated parents: may be shorter than depth
-            rankings = parent_rankings(rankings, self.parents_by_child())
-        return rankings
+        """For each query, up to `depth` chunks best first (fewer for a small corpus; none when refused)."""
+        return self._rank(self.scores(queries), depth) if queries else []
 
     def parents_by_child(self) -> dict[str, Chunk]:
         """Parent-child chunking: child chunk id → its parent section chunk."""
-        key = self.chunking_key
-        if key not in self._parents:
-            parents = [parent for doc in self.docs
-                       for parent in parent_child_chunks(doc, self.config.chunk_size, self.config.chunk_overlap)[1]]
-            self._parents[key] = parent_of(self.chunks, parents)
-        return self._parents[key]
+        config = self.config
+        return self.cache.stage(("parents", self.chunk_key), lambda: parents_by_child(
+            self.docs, self.chunks, config.chunk_size, config.chunk_overlap))
 
     def evaluate(self, queries: Sequence[Query], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
-        """One row per query with its metrics (`ragkit.evaluation.per_query_metrics`) for the current config.
-
-        Unanswerable queries get NaN ranking metrics; `summarize` skips them.
-        """
+        """One row per query: its metrics (`ragkit.evaluate.tables.per_query_metrics`), its best score and
+        whether it was refused. Unanswerable queries get NaN ranking metrics; `summarize` skips them."""
         depth = max(parse_metric(metric)[1] for metric in metrics)
-        answerable = [query for query in queries if query.evidence]
-        rankings = dict(zip([q.query_id for q in answerable], self.rankings([q.text for q in answerable], depth),
-                            strict=True))
-        judgments = judgments_from_queries(queries, self.docs)
-        return per_query_metrics([rankings.get(q.query_id, []) for q in queries], judgments, metrics)
+        if not queries:
+            raise RagkitError("no queries to evaluate")
+        # queries are frozen: their identities name them. The cache keeps them alive, so no id is reused.
+        labels = tuple(map(id, queries))
+        _, judgments = self.cache.stage(("judgments", labels),
+                                        lambda: (tuple(queries), judgments_from_queries(queries, self.docs)))
+
+        def table() -> pd.DataFrame:
+            scores = self.scores([query.text for query in queries])
+            rows = per_query_metrics(self._rank(scores, depth), judgments, metrics)
+            return rows.assign(top_score=scores.max(axis=1), refused=self.refused(scores))
+
+        # a widget shows several variants and re-evaluates only the ones whose knobs moved
+        key = (self.score_key(), self.config.threshold, labels, tuple(metrics))
+        return self.cache.recent(("evaluate", key), table)

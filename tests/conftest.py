@@ -35,6 +35,6 @@ def course_queries():
 
 @pytest.fixture(scope="session")
 def encoder():
-    from ragkit.embedding import Encoder
+    from ragkit.embed.model import Encoder
 
     return Encoder()

@@ -10,8 +10,16 @@ import rank_bm25
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragkit.bm25 import BM25Index, bm25_scores, idf_values, saturated_tf
-from ragkit.bm25_widgets import (
+from ragkit.corpus import Document, Query
+from ragkit.embed.model import Encoder
+from ragkit.errors import RagkitError
+from ragkit.evaluate.relevance import judgments_from_queries
+from ragkit.evaluate.tables import per_query_metrics
+from ragkit.index.bm25 import BM25Index, bm25_scores, idf_values, saturated_tf
+from ragkit.pipeline import Pipeline
+from ragkit.text.words import tokenize_all
+from ragkit.widgets.bm25 import (
+    bm25_update,
     curve_widget,
     length_curve,
     mean_recall,
@@ -19,12 +27,6 @@ from ragkit.bm25_widgets import (
     ranking_widget,
     saturation_curve,
 )
-from ragkit.chunking import Chunk
-from ragkit.errors import RagkitError
-from ragkit.evaluation import per_query_metrics
-from ragkit.pipeline import Pipeline
-from ragkit.relevance import Judgment, Target, judgments_from_queries
-from ragkit.words import tokenize_all
 
 RTOL = 1e-6  # the design's tolerance against the reference libraries
 ATOL = 1e-9  # scores that are zero up to rounding (positive and negative IDFs cancelling)
@@ -197,47 +199,61 @@ def test_bad_input_is_explained():
         index.rankings([["a"]], 3)
 
 
-# --- widget callbacks --------------------------------------------------------------------------------------
+# --- widget callbacks: they drive the shared pipeline ------------------------------------------------------
 
-def test_ranking_table_and_mean_recall_on_the_course(course, course_docs, course_queries):
+def recall_of_a_fresh_index(chunk_tokens, chunks, queries, docs, k1, b, k=5):
+    """recall@k of a full stable sort of scores from an index built anew with (k1, b): independent of the
+    pipeline's cached statistics and its re-weighting."""
+    scores = BM25Index(chunk_tokens, k1, b).scores(tokenize_all(q.text for q in queries))
+    rankings = [[chunks[i] for i in row] for row in np.argsort(-scores, axis=1, kind="stable")[:, :k]]
+    return per_query_metrics(rankings, judgments_from_queries(queries, docs), [f"recall@{k}"])[f"recall@{k}"].mean()
+
+
+def test_bm25_update_configures_the_pipeline_and_the_recall_follows(course, course_docs, course_queries):
     pipe, chunk_tokens, _ = course
     dev = [q for q in course_queries if q.split == "dev" and q.evidence]
-    judgments = judgments_from_queries(dev, course_docs)
-    index = BM25Index(chunk_tokens)
-    query = next(i for i, q in enumerate(dev) if q.query_id == "api-001")
-    table = ranking_table(index, pipe.chunks, tokenize_all([dev[query].text])[0], 1.5, 0.75, 5, judgments[query])
-    assert table["rank"].tolist() == [1, 2, 3, 4, 5], "five rows, best first"
+    shown = next(i for i, q in enumerate(dev) if q.query_id == "api-001")
+    bm25 = pipe.using(method="bm25")
+    seen = []
+    for k1, b in [(1.2, 0.5), (0.3, 1.0)]:
+        recall, table = bm25_update(bm25, dev, shown, k1, b)
+        assert (bm25.config.k1, bm25.config.b) == (k1, b), "the callback sets the pipeline's knobs"
+        expected = recall_of_a_fresh_index(chunk_tokens, bm25.chunks, dev, course_docs, k1, b)
+        assert recall == pytest.approx(expected, abs=1e-12), \
+            f"the widget's recall must equal recall@5 of a freshly built k1={k1}, b={b} index"
+        assert table["rank"].tolist() == [1, 2, 3, 4, 5] and table["score"].is_monotonic_decreasing
+        fresh = BM25Index(chunk_tokens, k1, b).scores(tokenize_all([dev[shown].text]))[0]
+        assert table["chunk"].tolist() == [bm25.chunks[i].chunk_id for i in np.argsort(-fresh, kind="stable")[:5]], \
+            "the table is the pipeline's ranking under the new k1, b"
+        seen.append(recall)
+    assert seen[0] != seen[1], "a different k1, b gives a different recall on the dev queries"
     assert "yes" in table["relevant"].tolist(), "the top 5 for 'TS-203 meaning' hold the evidence"
-    assert table["score"].is_monotonic_decreasing, "scores are sorted"
-    tokens = tokenize_all(q.text for q in dev)
-    ours = mean_recall(index, pipe.chunks, tokens, judgments, 1.2, 0.5, k=5)
-    full_sort = np.argsort(-BM25Index(chunk_tokens, 1.2, 0.5).scores(tokens), axis=1, kind="stable")[:, :5]
-    expected = per_query_metrics([[pipe.chunks[i] for i in row] for row in full_sort], judgments, ["recall@5"])
-    assert ours == pytest.approx(expected["recall@5"].mean(), abs=1e-12), \
-        "the slider's recall must equal recall@5 of a full sort of freshly built k1=1.2, b=0.5 scores"
-    assert 0 <= ours <= 1, "recall is a share"
+    assert pipe.config.k1 == 1.5, "a variant made with `using` leaves the original pipeline as it was"
 
 
-def test_widgets_wire_controls_to_the_callbacks(course, course_docs, course_queries):
+def test_widgets_wire_controls_to_the_pipeline(course, course_queries):
     import matplotlib
 
     matplotlib.use("Agg")
-    pipe, chunk_tokens, _ = course
-    dev = [q for q in course_queries if q.split == "dev" and q.evidence][:10]
+    pipe, _, _ = course
+    bm25 = pipe.using(method="bm25")
+    dev = [q for q in course_queries if q.split == "dev" and q.evidence]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Agg cannot "show" a figure; the widget still redraws
-        for parameter in ("k1", "b"):
-            box = curve_widget(parameter)
-            box.children[0].value = 0.5
-        box = ranking_widget(BM25Index(chunk_tokens), pipe.chunks, dev, judgments_from_queries(dev, course_docs))
-        box.children[1].children[0].value = 2.0
+        curve_widget(bm25, "k1").children[0].value = 0.5
+        curve_widget(bm25, "b").children[0].value = 0.25
+        assert (bm25.config.k1, bm25.config.b) == (0.5, 0.25), "the curve sliders set the pipeline's k1 and b"
+        before = mean_recall(bm25, dev)
+        box = ranking_widget(bm25, dev)
+        box.children[1].children[0].value = 3.0
+        box.children[1].children[1].value = 1.0
+    assert (bm25.config.k1, bm25.config.b) == (3.0, 1.0), "the ranking sliders set the pipeline's k1 and b"
+    assert mean_recall(bm25, dev) != before, "and the recall the widget shows moves with them"
     assert len(box.children) == 3, "query menu, sliders, output"
 
 
-def test_ranking_table_without_judgment():
-    chunks = [Chunk("a#0", "a", 0, 5, "a"), Chunk("b#0", "b", 0, 5, "b")]
-    table = ranking_table(BM25Index([["a"], ["b"]]), chunks, ["b"], 1.5, 0.75, k=2)
-    assert table["chunk"].tolist() == ["b#0", "a#0"] and set(table["relevant"]) == {""}, "no judgment, no marks"
-    judgment = Judgment("q", "keyword", "dev", (Target("a", 0, 1),))
-    assert mean_recall(BM25Index([["a"], ["b"]]), chunks, [["b"]], [judgment], 1.5, 0.75, k=1) == 0.0, \
-        "the wrong chunk first: recall@1 is 0"
+def test_ranking_table_of_an_unanswerable_query(tmp_path):
+    docs = [Document("a", "A", "faq", "2025-01-01", "en", "alpha"), Document("b", "B", "faq", "2025-01-01", "en", "beta")]
+    pipe = Pipeline(docs, encoder=Encoder(cache_folder=tmp_path), method="bm25", chunk_size=None)
+    table = ranking_table(pipe, Query("q", "beta", "en", "unanswerable", "dev", (), ""), k=2)
+    assert table["chunk"].tolist() == ["b#0", "a#0"] and set(table["relevant"]) == {""}, "no evidence, no marks"

@@ -4,20 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragkit.chunkers import (
-    chunk_corpus,
-    chunks_from_bounds,
-    markdown_sections,
-    pack_spans,
-    parent_child_chunks,
-    parent_of,
-    parent_rankings,
-    section_title,
-    sentence_chunks,
-    sentence_spans,
-    structure_aware_chunks,
-)
-from ragkit.chunking import Chunk
+from ragkit.chunk.base import Chunk, chunk_corpus
+from ragkit.chunk.parent_child import parent_child_chunks, parent_of, parent_rankings
+from ragkit.chunk.sections import chunks_from_bounds, markdown_sections, section_title, structure_aware_chunks
+from ragkit.chunk.sentences import pack_spans, sentence_chunks, sentence_spans
 from ragkit.corpus import Document
 from ragkit.errors import RagkitError
 

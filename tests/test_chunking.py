@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragkit.chunking import chunk_documents, fixed_size_chunks, window_bounds
+from ragkit.chunk.base import chunk_corpus
+from ragkit.chunk.fixed import fixed_size_chunks, window_bounds
 from ragkit.corpus import Document
 from ragkit.errors import RagkitError
 
@@ -52,6 +53,6 @@ def test_bad_sizes_are_explained(size, overlap):
 
 def test_empty_corpus_is_explained():
     with pytest.raises(RagkitError, match="corpus is empty"):
-        chunk_documents([], 100, 10)
+        chunk_corpus([], fixed_size_chunks, size=100, overlap=10)
     with pytest.raises(RagkitError, match="corpus is empty"):
-        chunk_documents([make_doc("   ")], 100, 10)
+        chunk_corpus([make_doc("   ")], fixed_size_chunks, size=100, overlap=10)

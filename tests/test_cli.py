@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from ragkit.beir import load_beir
 from ragkit.cli import main
 from ragkit.errors import RagkitError
+from ragkit.evaluate.beir import load_beir
 
 KEYS = {"ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10", "failure@20"}
 
@@ -23,7 +23,8 @@ def test_eval_json_on_the_beir_fixture(root):
     done = run_cli("eval", "--data", "tests/fixtures/beir_tiny", "--method", "dense", "--json", cwd=root)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(result) == {"data", "method", "split", "queries", "metrics", "seconds"}
+    assert set(result) == {"data", "method", "split", "queries", "metrics", "config", "seconds"}
+    assert result["config"]["chunk_size"] is None, "BEIR documents are the retrieval units"
     assert result["queries"] == 4, "q5 has no qrels, so 4 of the 5 queries are judged"
     assert KEYS <= set(result["metrics"])
     assert result["metrics"]["recall@100"] == 1.0
@@ -42,7 +43,12 @@ def test_eval_json_on_the_course_data(root, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["eval", "--data", "nowhere"], "not a data folder"),
-    (["eval", "--data", "tests/fixtures/beir_tiny", "--method", "magic"], "unknown method 'magic'"),
+    (["eval", "--data", "tests/fixtures/beir_tiny", "--method", "magic"], "method='magic' is out of range"),
+    (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "nonsense=1"], "unknown setting 'nonsense'; the settings"),
+    (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "k1"], "--set takes name=value"),
+    (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "b=2"], "b=2.0 is out of range: b (BM25 length"),
+    (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "k1=fast"], "k1='fast' is not a number"),
+    (["eval", "--data", "data", "--set", "chunk_overlap=900"], "chunk_overlap=900 must be smaller than chunk_size"),
     (["eval", "--data", "tests/fixtures/beir_tiny", "--split", "train"], "train.tsv: no such qrels file"),
     (["eval", "--data", "tests/fixtures/beir_tiny", "--k", "0"], "--k must be at least 1"),
 ])
@@ -86,3 +92,36 @@ def test_eval_sparse_and_hybrid_methods(root, capsys, method):
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["method"] == method and result["queries"] == 4
     assert result["metrics"]["recall@100"] == 1.0
+
+
+def test_set_reaches_the_pipeline_and_the_json_echoes_every_field(root, capsys):
+    from ragkit.config import KNOBS
+
+    data = str(root / "data")
+    assert main(["eval", "--data", data, "--method", "bm25", "--split", "dev", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert main(["eval", "--data", data, "--method", "bm25", "--split", "dev", "--set", "k1=0.9", "--set", "b=0.4",
+                 "--json"]) == 0
+    tuned = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(tuned["config"]) == set(KNOBS), "the JSON names every config field"
+    assert (tuned["config"]["k1"], tuned["config"]["b"], tuned["config"]["method"]) == (0.9, 0.4, "bm25")
+    assert (default["config"]["k1"], default["config"]["b"]) == (1.5, 0.75)
+    assert tuned["metrics"] != default["metrics"], "k1=0.9, b=0.4 ranks the dev queries differently"
+
+
+def test_set_on_a_beir_folder_with_the_published_bm25_setting(root, capsys):
+    folder = str(root / "tests/fixtures/beir_tiny")
+    assert main(["eval", "--data", folder, "--method", "bm25", "--set", "k1=1.2", "--set", "b=0.75", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (result["config"]["k1"], result["config"]["b"]) == (1.2, 0.75) and result["queries"] == 4
+    assert main(["eval", "--data", folder, "--set", "method=hybrid", "--set", "fusion=zscore", "--set", "alpha=0.3",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (result["method"], result["config"]["fusion"], result["config"]["alpha"]) == ("hybrid", "zscore", 0.3)
+
+
+def test_bad_set_exits_2_from_the_command_line(root):
+    done = run_cli("eval", "--data", "tests/fixtures/beir_tiny", "--set", "nonsense=1", cwd=root)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()], "one line"
+    assert done.stderr.startswith("error: unknown setting 'nonsense'"), done.stderr

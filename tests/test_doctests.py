@@ -8,7 +8,8 @@ import pytest
 
 import ragkit
 
-MODULES = sorted(name for _, name, _ in pkgutil.iter_modules(ragkit.__path__) if name != "__main__")
+MODULES = sorted(name.removeprefix("ragkit.") for _, name, is_package in pkgutil.walk_packages(
+    ragkit.__path__, prefix="ragkit.") if not name.endswith("__main__") and not is_package)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -6,8 +6,9 @@ import sys
 import numpy as np
 import pytest
 
-from ragkit.cache import EmbeddingCache, cache_dir
-from ragkit.embedding import Encoder, load_model, model_path
+from ragkit.cache import cache_dir
+from ragkit.embed.model import Encoder, load_model, model_path
+from ragkit.embed.vector_cache import EmbeddingCache
 from ragkit.errors import RagkitError
 
 

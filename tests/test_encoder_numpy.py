@@ -1,4 +1,4 @@
-"""The numpy forward pass of all-MiniLM-L6-v2 (ragkit.encoder_numpy) and pooling (ragkit.pooling).
+"""The numpy forward pass of all-MiniLM-L6-v2 (ragkit.embed.numpy_encoder) and pooling (ragkit.embed.pooling).
 
 Known answers on tiny hand-computed inputs; every step against torch or transformers; the whole encoder
 against sentence-transformers on course chunks and queries (max abs difference <= 1e-5); the attention
@@ -12,29 +12,20 @@ import numpy as np
 import pytest
 import torch
 
-from ragkit.encoder_numpy import (
-    NumpyEncoder,
+from ragkit.embed.layers import (
     gelu,
     layer_norm,
     load_config,
     load_weights,
-    padded_batch,
     self_attention,
     softmax,
     token_states,
 )
+from ragkit.embed.numpy_encoder import NumpyEncoder, padded_batch
+from ragkit.embed.pooling import cached_pooled, cls_pooling, l2_normalize, max_pooling, mean_pooling
 from ragkit.errors import RagkitError
 from ragkit.pipeline import Pipeline
-from ragkit.pooling import (
-    attention_map,
-    attention_widget,
-    cached_pooled,
-    cls_pooling,
-    l2_normalize,
-    max_pooling,
-    mean_pooling,
-    show_attention,
-)
+from ragkit.widgets.attention import attention_map, attention_widget, show_attention
 
 matplotlib.use("Agg")
 TOLERANCE = 1e-5  # the course's bar for "the same embeddings" (DESIGN.md)
@@ -48,7 +39,7 @@ def numpy_encoder():
 @pytest.fixture(scope="module")
 def reference_bert():
     """The transformers BertModel inside sentence-transformers, with eager attention so it returns weights."""
-    from ragkit.embedding import load_model
+    from ragkit.embed.model import load_model
 
     model = load_model()
     model[0].auto_model.set_attn_implementation("eager")

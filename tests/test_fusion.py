@@ -10,23 +10,23 @@ import pytest  # noqa: E402
 from scipy.stats import zscore  # noqa: E402
 from sklearn.preprocessing import minmax_scale  # noqa: E402
 
-from ragkit.chunking import Chunk  # noqa: E402
 from ragkit.errors import RagkitError  # noqa: E402
-from ragkit.fusion import (  # noqa: E402
-    minmax_fuse,
-    minmax_normalize,
+from ragkit.evaluate.relevance import judgments_from_queries  # noqa: E402
+from ragkit.evaluate.tables import per_query_metrics  # noqa: E402
+from ragkit.index.bm25 import BM25Index  # noqa: E402
+from ragkit.index.exact import top_k  # noqa: E402
+from ragkit.rank.fusion import FUSIONS, fuse  # noqa: E402
+from ragkit.rank.rank_fusion import (
     ranks_from_rankings,
     ranks_from_scores,
     retrieved_mask,
     rrf_fuse,
     rrf_scores,
     weighted_rank_fuse,
-    zscore_fuse,
-    zscore_normalize,
 )
-from ragkit.fusion_widgets import fusion_explorer, fusion_recall_table  # noqa: E402
-from ragkit.relevance import Judgment, Target  # noqa: E402
-from ragkit.search import top_k  # noqa: E402
+from ragkit.rank.score_fusion import minmax_fuse, minmax_normalize, zscore_fuse, zscore_normalize  # noqa: E402
+from ragkit.text.words import tokenize_all  # noqa: E402
+from ragkit.widgets.fusion import fusion_explorer, fusion_table, fusion_update  # noqa: E402
 
 
 def loop_rrf(rankings, rrf_k=60, weights=None):
@@ -184,55 +184,80 @@ def test_bad_input_is_explained():
 
 
 def tiny_case():
-    """Three chunks of three documents; query 1 needs d0, query 2 needs d2, query 3 is unanswerable."""
-    chunks = [Chunk(f"d{i}#0", f"d{i}", 0, 10, "x" * 10) for i in range(3)]
-    judgments = [Judgment("q1", "keyword", "dev", (Target("d0", 0, 10),)),
-                 Judgment("q2", "paraphrase", "dev", (Target("d2", 0, 10),)),
-                 Judgment("q3", "unanswerable", "dev", ())]
-    dense = np.array([[0.5, 0.9, 0.1], [0.2, 0.1, 0.9], [0.3, 0.2, 0.1]])   # top 1: finds q2's chunk, misses q1's
-    sparse = np.array([[3.0, 0.0, 1.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0]])  # top 1: finds q1's chunk, misses q2's
-    return dense, sparse, chunks, judgments
+    """Three chunks; query 1 needs chunk 0, query 2 needs chunk 2 (worked out by hand below)."""
+    dense = np.array([[0.5, 0.9, 0.1], [0.2, 0.1, 0.9]])   # top 1: misses q1's chunk 0, finds q2's chunk 2
+    sparse = np.array([[3.0, 0.0, 1.0], [0.0, 2.0, 0.0]])  # top 1: finds q1's chunk 0, misses q2's chunk 2
+    return dense, sparse
 
 
-def test_widget_callback_table_by_hand():
-    dense, sparse, chunks, judgments = tiny_case()
-    table = fusion_recall_table(dense, sparse, chunks, judgments, rrf_k=60, alpha=0.5, k=1)
-    assert list(table.columns) == ["dense", "sparse", "rrf", "minmax", "zscore"], "one column per method"
-    assert list(table.index) == ["keyword", "paraphrase", "all"], "answerable types, then all"
-    # q1: RRF d0 = 1/62 + 1/61 > d1 = 1/61; min-max d0 = 0.75 > d1 = 0.5; z-score d0 = 0.668 > d1 = 0.078
-    assert table.loc["keyword"].tolist() == [0.0, 1.0, 1.0, 1.0, 1.0], "only dense misses q1 at k=1"
-    # q2: RRF d1 = 1/63 + 1/61 > d2 = 1/61; min-max d1 = d2 = 0.5 (tie: lower index d1); z-score d2 0.349 > d1 0.286
-    assert table.loc["paraphrase"].tolist() == [1.0, 0.0, 0.0, 0.0, 1.0], "q2 at k=1, worked out by hand above"
-    k2 = fusion_recall_table(dense, sparse, chunks, judgments, rrf_k=60, alpha=0.5, k=2)
-    assert k2.loc["all", "rrf"] == 1.0, "at k=2 RRF keeps the best of both retrievers"
-    full_dense = fusion_recall_table(dense, sparse, chunks, judgments, alpha=1.0, k=1)
-    assert full_dense["minmax"].tolist() == full_dense["dense"].tolist(), "alpha = 1 slider end equals dense"
-    only_rrf = fusion_recall_table(dense, sparse, chunks, judgments, k=1, methods=("rrf",))
-    assert only_rrf["rrf"].tolist() == table["rrf"].tolist(), "a subset of methods gives the same column"
-    with pytest.raises(RagkitError, match="one score column per chunk"):
-        fusion_recall_table(dense, sparse, chunks[:2], judgments)
-    with pytest.raises(RagkitError, match="methods must be"):
-        fusion_recall_table(dense, sparse, chunks, judgments, methods=("bm25",))
+def test_each_fusion_by_name_by_hand():
+    dense, sparse = tiny_case()
+    best = {fusion: top_k(fuse(dense, sparse, fusion, rrf_k=60, alpha=0.5), 1)[:, 0].tolist() for fusion in FUSIONS}
+    # q1: RRF c0 = 1/62 + 1/61 > c1 = 1/61; min-max c0 = 0.75 > c1 = 0.5; z-score c0 = 0.668 > c1 = 0.078;
+    #     weighted c0 = 0.5/2 + 0.5/1 > c1 = 0.5/1
+    # q2: RRF c1 = 1/63 + 1/61 > c2 = 1/61; min-max c1 = c2 = 0.5 (tie: the lower index c1); z-score c2 0.349 >
+    #     c1 0.286; weighted c1 = 0.5/3 + 0.5/1 > c2 = 0.5/1
+    assert best == {"rrf": [0, 1], "weighted": [0, 1], "minmax": [0, 1], "zscore": [0, 2]}, best
+    assert fuse(dense, sparse, "weighted", alpha=1.0).argmax(axis=1).tolist() == [1, 2], "alpha = 1: dense alone"
+    with pytest.raises(RagkitError, match="unknown fusion 'max'"):
+        fuse(dense, sparse, "max")
+    with pytest.raises(RagkitError, match="alpha"):
+        fuse(dense, sparse, "weighted", alpha=2)
 
 
-def test_widget_builds_and_redraws_on_a_slider_change():
-    dense, sparse, chunks, judgments = tiny_case()
-    box = fusion_explorer(dense, sparse, chunks, judgments, k=1)
-    rrf_k, alpha = box.children[0].children
-    rrf_k.value, alpha.value = 10, 0.8   # each change calls the redraw callback; it must not raise
-    assert (rrf_k.description, alpha.value) == ("rrf_k", 0.8), "sliders keep their values"
-
-
-def test_hybrid_on_the_course_data(course_docs, course_queries, encoder):
-    from ragkit.bm25 import BM25Index
+@pytest.fixture(scope="module")
+def course_pipe(course_docs, encoder):
     from ragkit.pipeline import Pipeline
-    from ragkit.relevance import judgments_from_queries
-    from ragkit.words import tokenize_all
 
-    pipe = Pipeline(course_docs, encoder=encoder)
+    return Pipeline(course_docs, encoder=encoder, method="hybrid")
+
+
+def recall_from_scratch(pipe, encoder, queries, fused_scores_of, k=5):
+    """recall@k of one fusion computed apart from the pipeline: vectors from the encoder, a BM25 index built
+    anew, the fusion function, a full stable sort."""
+    texts = [q.text for q in queries]
+    dense = encoder.encode(texts) @ encoder.encode([c.text for c in pipe.chunks]).T
+    sparse = BM25Index(tokenize_all(c.text for c in pipe.chunks), pipe.config.k1, pipe.config.b).scores(
+        tokenize_all(texts))
+    order = np.argsort(-fused_scores_of(dense, sparse), axis=1, kind="stable")[:, :k]
+    table = per_query_metrics([[pipe.chunks[i] for i in row] for row in order],
+                              judgments_from_queries(queries, pipe.docs), [f"recall@{k}"])
+    return round(float(table[f"recall@{k}"].mean()), 3)
+
+
+def test_fusion_update_configures_the_pipeline_and_the_bars_follow(course_pipe, course_queries, encoder):
     dev = [q for q in course_queries if q.split == "dev" and q.evidence]
-    dense = pipe.dense_scores([q.text for q in dev])
-    bm25 = BM25Index(tokenize_all(c.text for c in pipe.chunks)).scores(tokenize_all(q.text for q in dev))
-    table = fusion_recall_table(dense, bm25, pipe.chunks, judgments_from_queries(dev, course_docs), k=20)
-    assert table.loc["all", "rrf"] >= max(table.loc["all", "dense"], table.loc["all", "sparse"]) - 0.02, \
+    pipe = course_pipe.using(k1=1.2, b=0.75)
+    table = fusion_update(pipe, dev, 5, rrf_k=10, alpha=0.8, fusion="minmax")
+    assert (pipe.config.rrf_k, pipe.config.alpha, pipe.config.fusion) == (10, 0.8, "minmax"), "knobs are set"
+    assert list(table.columns) == ["dense", "bm25", "rrf", "weighted", "minmax", "zscore"]
+    assert list(table.index)[-1] == "all" and "unanswerable" not in table.index
+    assert table.loc["all", "rrf"] == recall_from_scratch(pipe, encoder, dev, lambda d, s: rrf_fuse(d, s, rrf_k=10))
+    assert table.loc["all", "minmax"] == recall_from_scratch(pipe, encoder, dev, lambda d, s: minmax_fuse(d, s, 0.8))
+    assert table.loc["all", "bm25"] == recall_from_scratch(pipe, encoder, dev, lambda d, s: s), \
+        "the BM25 column uses the pipeline's own k1 and b"
+    moved = fusion_update(pipe, dev, 5, rrf_k=0)
+    assert moved.loc["all", "rrf"] == recall_from_scratch(pipe, encoder, dev, lambda d, s: rrf_fuse(d, s, rrf_k=0))
+    assert moved.loc["all", "rrf"] != table.loc["all", "rrf"], "rrf_k = 0 and 10 rank the dev queries differently"
+    assert moved[["dense", "bm25", "minmax"]].equals(table[["dense", "bm25", "minmax"]]), \
+        "rrf_k moves only the RRF bars"
+    with pytest.raises(RagkitError, match="rrf_k"):
+        fusion_update(pipe, dev, 5, rrf_k=-1)
+    assert pipe.config.rrf_k == 0, "a refused value leaves the pipeline as it was"
+
+
+def test_widget_builds_and_redraws_on_a_slider_change(course_pipe, course_queries):
+    dev = [q for q in course_queries if q.split == "dev" and q.evidence][:30]
+    pipe = course_pipe.using()
+    box = fusion_explorer(pipe, dev, k=1)
+    rrf_k, alpha, fusion = box.children[0].children
+    rrf_k.value, alpha.value, fusion.value = 10, 0.8, "zscore"   # each change calls the redraw callback
+    assert (pipe.config.rrf_k, pipe.config.alpha, pipe.config.fusion) == (10, 0.8, "zscore"), \
+        "the sliders and the menu drive the pipeline"
+
+
+def test_hybrid_on_the_course_data(course_pipe, course_queries):
+    dev = [q for q in course_queries if q.split == "dev" and q.evidence]
+    table = fusion_table(course_pipe, dev, k=20)
+    assert table.loc["all", "rrf"] >= max(table.loc["all", "dense"], table.loc["all", "bm25"]) - 0.02, \
         f"RRF recall@20 should not fall clearly below the better single retriever:\n{table}"

@@ -5,8 +5,8 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from ragkit.errors import RagkitError
-from ragkit.keyword_score import KeywordIndex, jaccard, keyword_score, keyword_scores
-from ragkit.words import tokenize_all, word_tokens
+from ragkit.index.keyword import KeywordIndex, jaccard, keyword_score, keyword_scores
+from ragkit.text.words import tokenize_all, word_tokens
 
 
 def test_known_answers_by_hand():
@@ -62,9 +62,10 @@ def test_chinese_words_match_through_jieba():
 
 
 def test_on_course_chunks_equals_the_loop(course_docs, course_queries):
-    from ragkit.chunking import chunk_documents
+    from ragkit.chunk.base import chunk_corpus
+    from ragkit.chunk.fixed import fixed_size_chunks
 
-    chunks = chunk_documents(course_docs[:15])
+    chunks = chunk_corpus(course_docs[:15], fixed_size_chunks, size=800, overlap=100)
     corpus = tokenize_all(chunk.text for chunk in chunks)
     queries = tokenize_all(q.text for q in course_queries[:12])
     expected = np.array([[keyword_score(q, d) for d in corpus] for q in queries])

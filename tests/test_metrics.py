@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from ragkit.chunking import Chunk
+from ragkit.chunk.base import Chunk
 from ragkit.errors import RagkitError
-from ragkit.evaluation import metric_value, parse_metric, per_query_metrics, summarize
-from ragkit.metrics import (
+from ragkit.evaluate.metrics import (
     failure_at_k,
     ndcg_at_k,
     paired_bootstrap,
@@ -19,7 +18,8 @@ from ragkit.metrics import (
     reciprocal_rank,
     refusal_scores,
 )
-from ragkit.relevance import Judgment, Target, covers, ranking_hits
+from ragkit.evaluate.relevance import Judgment, Target, covers, ranking_hits
+from ragkit.evaluate.tables import metric_value, parse_metric, per_query_metrics, summarize
 
 
 def unit(doc_id: str, start: int = 0, end: int = 100) -> Chunk:

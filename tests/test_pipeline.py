@@ -2,11 +2,12 @@
 
 import pytest
 
+from ragkit.assemble.prompt import build_prompt
+from ragkit.config import PipelineConfig
 from ragkit.corpus import Document
-from ragkit.embedding import Encoder
+from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError
-from ragkit.pipeline import Pipeline, PipelineConfig
-from ragkit.prompt import build_prompt
+from ragkit.pipeline import Pipeline
 
 DOCS = [
     Document("sessions", "Sessions API", "api-reference", "2025-04-02", "en",
@@ -28,17 +29,82 @@ def test_search_finds_the_paraphrased_document(pipe):
     assert results[0][1] >= results[1][1]
 
 
-def test_changing_a_scoring_knob_does_not_rechunk_or_reembed(pipe):
-    pipe.rankings(["vacation days"], depth=3)
-    computed = pipe.encoder.computed
+@pytest.mark.parametrize("start, changes", [
+    ({"method": "bm25"}, {"k1": 0.5}), ({"method": "bm25"}, {"b": 0.1}), ({"method": "bm25"}, {"bm25_idf": "okapi"}),
+    ({"method": "hybrid"}, {"rrf_k": 5}), ({"method": "hybrid"}, {"alpha": 0.9, "fusion": "minmax"}),
+    ({"method": "hybrid", "fusion": "minmax"}, {"fusion": "zscore"}), ({"method": "hybrid"}, {"fusion_depth": 1}),
+    ({"method": "hybrid"}, {"method": "dense"}), ({"method": "dense"}, {"threshold": 0.99}),
+])
+def test_changing_a_scoring_knob_does_not_rechunk_or_reembed(pipe, start, changes):
+    pipe.configure(**start)
+    query = ["how many vacation days"]
+    before = (pipe.scores(query).tolist(), pipe.rankings(query, 3))
+    runs, computed, chunks = dict(pipe.runs), pipe.encoder.computed, pipe.chunks
+    pipe.configure(**changes)
+    after = (pipe.scores(query).tolist(), pipe.rankings(query, 3))
+    assert before != after, f"{changes} must really change the scores or the rankings"
+    assert pipe.chunks is chunks and pipe.encoder.computed == computed, f"{changes} re-chunked or re-embedded"
+    assert (pipe.runs["chunks"], pipe.runs["embeddings"]) == (runs.get("chunks", 0), runs.get("embeddings", 0))
+    assert pipe.runs["bm25 index"] == runs.get("bm25 index", 0) + (changes == {"bm25_idf": "okapi"}), \
+        "BM25 term statistics are rebuilt only for another IDF variant; k1 and b re-weight them"
+
+
+def test_a_chunking_change_rechunks_and_going_back_reuses_the_cache(pipe):
     chunks = pipe.chunks
-    pipe.configure(method="dense")
-    pipe.rankings(["vacation days"], depth=3)
-    assert pipe.chunks is chunks and pipe.encoder.computed == computed
     pipe.configure(chunk_size=50, chunk_overlap=0)
-    assert pipe.chunks is not chunks, "a chunking change re-chunks"
+    assert pipe.chunks is not chunks and max(c.end - c.start for c in pipe.chunks) <= 50, "a chunking change re-chunks"
     pipe.configure(chunk_size=200, chunk_overlap=20)
     assert pipe.chunks is chunks, "going back re-uses the cached chunking"
+    pipe.configure(semantic_window=5)
+    assert pipe.chunks is chunks, "the fixed chunker does not read the semantic knobs, so they do not re-chunk it"
+
+
+def test_a_chunker_registered_again_under_the_same_name_rechunks(pipe):
+    from ragkit.chunk.base import chunk_corpus
+    from ragkit.chunk.fixed import fixed_size_chunks
+
+    def windows(size):
+        return lambda docs, config, encoder: chunk_corpus(docs, fixed_size_chunks, size=size, overlap=0)
+
+    pipe.register_chunker("mine", windows(60), fields=())
+    pipe.configure(chunker="mine")
+    first = [c.end - c.start for c in pipe.chunks]
+    pipe.register_chunker("mine", windows(30), fields=())
+    second = [c.end - c.start for c in pipe.chunks]
+    assert max(first) > 30 >= max(second), "the new function's chunks, not the old cached ones"
+    assert len(pipe.chunk_embeddings) == len(second), "and embeddings that follow them"
+    with pytest.raises(RagkitError, match=r"unknown: \[.size.\]"):
+        pipe.register_chunker("bad", windows(30), fields=("size",))
+
+
+def test_using_shares_the_caches_and_leaves_the_pipeline_as_it_was(pipe):
+    bm25 = pipe.using(method="bm25", k1=0.9)
+    assert (bm25.config.method, bm25.config.k1, pipe.config.method, pipe.config.k1) == ("bm25", 0.9, "dense", 1.5)
+    assert bm25.chunks is pipe.chunks and bm25.search("office plants", k=1)[0][0].doc_id == "tides"
+
+
+def test_configure_explains_unknown_names_and_bad_values(pipe):
+    with pytest.raises(RagkitError, match=r"unknown setting 'k2'; the settings are: chunker, chunk_size, .*threshold"):
+        pipe.configure(k2=1.0)
+    for changes, message in [({"b": 1.5}, r"b=1.5 is out of range: b .* takes a number >= 0 and <= 1"),
+                             ({"k1": -1}, r"k1=-1 is out of range"), ({"fusion": "max"}, "one of rrf, weighted"),
+                             ({"rrf_k": float("nan")}, "rrf_k=nan is out of range"),
+                             ({"chunk_size": 2.5}, "takes an integer >= 1, or None"),
+                             ({"threshold": 2.0}, "cosine, which lies between -1 and 1"),
+                             ({"method": "magic"}, "method='magic' is out of range")]:
+        with pytest.raises(RagkitError, match=message):
+            pipe.configure(**changes)
+    assert pipe.config == PipelineConfig(chunk_size=200, chunk_overlap=20), "refused changes leave the config"
+    text = repr(pipe.using(method="bm25", k1=1.2).config)
+    assert "retrieval: method='bm25', k1=1.2, b=0.75, bm25_idf='lucene'" in text, text
+    assert text.count("\n") == 5, "one line per stage between the brackets"
+
+
+def test_a_threshold_refuses_queries_whose_best_score_is_below_it(pipe):
+    best = float(pipe.scores(["office plants"]).max())
+    assert pipe.using(threshold=best - 0.01).search("office plants", k=2), "above the threshold: answered"
+    assert pipe.using(threshold=best + 0.01).search("office plants", k=2) == [], "below: refused, nothing returned"
+    assert pipe.using(threshold=best + 0.01).rankings(["office plants"], 3) == [[]]
 
 
 def test_rankings_are_capped_by_the_corpus(pipe):
@@ -62,7 +128,7 @@ def test_bad_input_is_explained(pipe, tmp_path):
         pipe.search("leave", k=0)
     with pytest.raises(RagkitError, match="corpus is empty"):
         Pipeline([], encoder=Encoder(cache_folder=tmp_path))
-    with pytest.raises(RagkitError, match="unknown method 'magic'"):
+    with pytest.raises(RagkitError, match="method='magic' is out of range"):
         pipe.configure(method="magic")
     with pytest.raises(RagkitError, match="overlap"):
         pipe.configure(chunk_overlap=500)

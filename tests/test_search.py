@@ -5,7 +5,7 @@ import pytest
 from sklearn.metrics.pairwise import cosine_similarity
 
 from ragkit.errors import RagkitError
-from ragkit.search import cosine_scores, top_k
+from ragkit.index.exact import cosine_scores, top_k
 
 
 def unit_rows(rng, n, d=8):

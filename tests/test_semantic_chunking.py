@@ -9,22 +9,19 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from sklearn.metrics.pairwise import cosine_similarity  # noqa: E402
 
-from ragkit.chunkers import sentence_spans  # noqa: E402
-from ragkit.corpus import Document  # noqa: E402
-from ragkit.errors import RagkitError  # noqa: E402
-from ragkit.semantic_chunking import (  # noqa: E402
+from ragkit.chunk.cut_rules import (  # noqa: E402
     RULES,
-    adjacent_similarities,
     cut_gaps,
-    guarded_bounds,
     largest_gap_threshold,
     rule_signal,
     rule_threshold,
-    semantic_chunk_documents,
-    semantic_chunks,
     similarity_changes,
 )
-from ragkit.semantic_widgets import cut_view, plot_similarity_curve, threshold_slider  # noqa: E402
+from ragkit.chunk.semantic import adjacent_similarities, guarded_bounds, semantic_chunks
+from ragkit.chunk.sentences import sentence_spans  # noqa: E402
+from ragkit.corpus import Document  # noqa: E402
+from ragkit.errors import RagkitError  # noqa: E402
+from ragkit.widgets.semantic import cut_view, plot_similarity_curve, threshold_slider  # noqa: E402
 
 
 class TopicEncoder:
@@ -177,10 +174,12 @@ def test_semantic_chunks_with_the_course_model(encoder):
     assert [c.text[:4] for c in chunks] == ["Keys", "Lunc"], "the real model also cuts between keys and lunch"
 
 
-def test_semantic_chunk_documents_empty_corpus():
+def test_semantic_chunking_of_a_corpus():
+    from ragkit.chunk.base import chunk_corpus
+
     with pytest.raises(RagkitError, match="corpus is empty"):
-        semantic_chunk_documents([], TopicEncoder())
-    chunks = semantic_chunk_documents([make_doc(TWO_TOPICS)], TopicEncoder(), rule="gap", min_size=0)
+        chunk_corpus([], semantic_chunks, encoder=TopicEncoder())
+    chunks = chunk_corpus([make_doc(TWO_TOPICS)], semantic_chunks, encoder=TopicEncoder(), rule="gap", min_size=0)
     assert len(chunks) == 2, "the corpus-level call cuts like the per-document call"
 
 
@@ -211,21 +210,19 @@ def test_plot_and_slider_redraw():
 
 
 def test_strategies_plug_into_the_pipeline_registry():
-    from ragkit.chunkers import chunk_corpus, parent_child_chunks, sentence_chunks, structure_aware_chunks
-    from ragkit.pipeline import Pipeline, PipelineConfig
+    from ragkit.chunk.base import chunk_corpus
+    from ragkit.chunk.sentences import sentence_chunks
+    from ragkit.config import PipelineConfig
+    from ragkit.pipeline import Pipeline
 
     docs = [make_doc("# Keys\n" + TWO_TOPICS + "\n# Trains\nThe train leaves at six. Trains are late.")]
-    pipe = Pipeline(docs, PipelineConfig(chunk_size=300, chunk_overlap=0), encoder=TopicEncoder())
-    pipe.chunkers["sentence"] = lambda docs, config: chunk_corpus(
-        docs, sentence_chunks, size=config.chunk_size, overlap=config.chunk_overlap)
-    pipe.chunkers["structure"] = lambda docs, config: chunk_corpus(
-        docs, structure_aware_chunks, size=config.chunk_size, overlap=config.chunk_overlap)
-    pipe.chunkers["parent-child"] = lambda docs, config: [
-        child for doc in docs for child in parent_child_chunks(doc, config.chunk_size, config.chunk_overlap)[0]]
-    pipe.chunkers["semantic"] = lambda docs, config: semantic_chunk_documents(
-        docs, pipe.encoder, rule="percentile", window=3, min_size=0, max_size=config.chunk_size)
-    for name in ("sentence", "structure", "parent-child", "semantic"):
+    pipe = Pipeline(docs, PipelineConfig(chunk_size=300, chunk_overlap=0, semantic_min_size=0), encoder=TopicEncoder())
+    pipe.register_chunker("sentence-no-overlap", lambda docs, config, encoder: chunk_corpus(
+        docs, sentence_chunks, size=config.chunk_size, overlap=0), fields=("chunk_size",))
+    for name in ("sentence", "structure", "parent-child", "semantic", "sentence-no-overlap"):
         pipe.configure(chunker=name, chunk_size=60 if name == "parent-child" else 300, chunk_overlap=0)
         chunks = pipe.chunks
         assert chunks and all(c.text == docs[0].text[c.start:c.end] for c in chunks), f"{name}: exact chunks"
         assert pipe.chunk_embeddings.shape[0] == len(chunks), f"{name}: one embedding per chunk"
+    pipe.configure(chunker="semantic", chunk_size=300, semantic_rule="gap", semantic_window=1)
+    assert [c.text[:4] for c in pipe.chunks] == ["# Ke", "Lunc", "# Tr"], "the semantic knobs reach the chunker"

@@ -8,15 +8,9 @@ import pytest
 from sklearn.metrics import precision_score, recall_score
 
 from ragkit.errors import RagkitError
-from ragkit.threshold import (
-    best_threshold,
-    refusal_table,
-    refusals,
-    threshold_figure,
-    threshold_summary,
-    threshold_sweep,
-    threshold_widget,
-)
+from ragkit.evaluate.refusal import best_threshold, refusal_table, threshold_summary, threshold_sweep
+from ragkit.rank.refuse import refusals
+from ragkit.widgets.threshold import threshold_figure, threshold_update, threshold_widget
 
 matplotlib.use("Agg")
 
@@ -114,12 +108,47 @@ def test_summary_and_figure_the_widget_shows():
     matplotlib.pyplot.close("all")
 
 
-def test_widget_callback_updates_the_numbers():
+@pytest.fixture(scope="module")
+def course_case(course_docs, course_queries, encoder):
+    """The course pipeline (dense) and the dev queries, with each query's top cosine and failure@5 computed
+    apart from the pipeline: vectors from the encoder, a full stable sort, the metric functions."""
+    from ragkit.evaluate.relevance import judgments_from_queries
+    from ragkit.evaluate.tables import per_query_metrics
+    from ragkit.pipeline import Pipeline
+
+    pipe = Pipeline(course_docs, encoder=encoder)
+    dev = [q for q in course_queries if q.split == "dev"]
+    scores = encoder.encode([q.text for q in dev]) @ encoder.encode([c.text for c in pipe.chunks]).T
+    rankings = [[pipe.chunks[i] for i in row] for row in np.argsort(-scores, axis=1, kind="stable")[:, :5]]
+    failure = per_query_metrics(rankings, judgments_from_queries(dev, course_docs), ["failure@5"])["failure@5"]
+    return pipe, dev, scores.max(axis=1), np.array([bool(q.evidence) for q in dev]), failure.to_numpy()
+
+
+def test_threshold_update_sets_the_pipeline_and_the_numbers_follow(course_case):
+    pipe, dev, top, answerable, failure = course_case
+    pipe = pipe.using()
+    for threshold in (0.3, 0.45):
+        row = threshold_update(pipe, dev, threshold)
+        assert pipe.config.threshold == threshold, "the slider's callback sets the pipeline's threshold"
+        expected = refusal_table(top, answerable, failure, threshold)
+        assert row["refused"] == int((top < threshold).sum()) == expected["refused"], "refusals follow the threshold"
+        for key in ("answerable refused", "precision", "recall", "answered failure@5"):
+            assert row[key] == pytest.approx(expected[key], abs=1e-6, nan_ok=True), key
+    assert row["refused"] > threshold_update(pipe, dev, 0.3)["refused"], "a higher threshold refuses more"
+    refused = {query.query_id for query, ranking in zip(dev, pipe.rankings([q.text for q in dev], 5), strict=True)
+               if not ranking}
+    assert len(refused) == int((top < 0.3).sum()), "the pipeline returns nothing for a refused query"
+
+
+def test_widget_drives_the_pipeline(course_case):
+    pipe, dev, top, answerable, failure = course_case
+    pipe = pipe.using()
     thresholds = [0.1, 0.3, 0.5, 0.7]
-    widget = threshold_widget(TOP, ANSWERABLE, FAILURE, thresholds, value=0.3)
+    widget = threshold_widget(pipe, dev, thresholds, value=0.3)
     slider, numbers, _ = widget.children
-    assert numbers.value == threshold_summary(refusal_table(TOP, ANSWERABLE, FAILURE, 0.3), 4), "initial text"
+    assert numbers.value == threshold_summary(refusal_table(top, answerable, failure, 0.3), len(dev)), "initial text"
     slider.value = 0.5
-    assert numbers.value == threshold_summary(refusal_table(TOP, ANSWERABLE, FAILURE, 0.5), 4), "after a move"
+    assert pipe.config.threshold == 0.5, "the slider sets the pipeline's threshold"
+    assert numbers.value == threshold_summary(refusal_table(top, answerable, failure, 0.5), len(dev)), "after a move"
     assert (slider.min, slider.max) == (0.1, 0.7), "the slider spans the swept thresholds"
     matplotlib.pyplot.close("all")

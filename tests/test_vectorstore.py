@@ -1,4 +1,4 @@
-"""Chroma as a vector store: same results as exact search, filters as ragkit.filters, embedded and over HTTP."""
+"""Chroma as a vector store: same results as exact search, filters as ragkit.index.filters, embedded and over HTTP."""
 
 import os
 import socket
@@ -10,11 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit.chunking import Chunk
+from ragkit.chunk.base import Chunk
 from ragkit.errors import RagkitError
-from ragkit.filters import filter_mask
-from ragkit.pipeline import Pipeline
-from ragkit.vectorstore import (
+from ragkit.index.chroma import (
     CHROMA_URL_VARIABLE,
     chroma_client,
     chroma_search,
@@ -22,8 +20,10 @@ from ragkit.vectorstore import (
     chunk_collection,
     chunk_metadata,
     date_number,
-    exact_search,
 )
+from ragkit.index.exact import exact_search
+from ragkit.index.filters import filter_mask
+from ragkit.pipeline import Pipeline
 
 SOURCES = ["faq", "runbooks", "incidents"]
 

@@ -14,21 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragkit.chunking import Chunk
-from ragkit.errors import RagkitError
-from ragkit.tokenview import lost_characters, token_html, token_stats, token_viewer
-from ragkit.wordpiece import (
-    WordPieceTokenizer,
+from ragkit.chunk.base import Chunk
+from ragkit.embed.normalize import (
     canonical_order,
     is_control,
     is_punctuation,
     is_whitespace,
-    load_vocab,
-    max_seq_length,
     normalize_chars,
     pre_tokenize,
-    wordpiece,
 )
+from ragkit.embed.wordpiece import WordPieceTokenizer, load_vocab, max_seq_length, wordpiece
+from ragkit.errors import RagkitError
+from ragkit.widgets.tokens import lost_characters, token_html, token_stats, token_viewer
 
 
 def stable(char: str) -> bool:
@@ -50,7 +47,7 @@ def tokenizer():
 def reference():
     from tokenizers import Tokenizer
 
-    from ragkit.embedding import model_path
+    from ragkit.embed.model import model_path
 
     tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=256)  # sentence-transformers: truncation=True, max_length=256
@@ -190,7 +187,7 @@ def test_identical_ids_on_every_chunk_and_query(course_docs, course_queries, tok
 
 
 def test_padded_batch_equals_sentence_transformers(course_docs, tokenizer):
-    from ragkit.embedding import load_model
+    from ragkit.embed.model import load_model
 
     texts = ["how do I revoke a token?", "年假怎么申请", course_docs[0].text]  # the last one is truncated
     features = load_model().tokenize(texts)

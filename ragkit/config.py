@@ -1,0 +1,200 @@
+"""Every knob of the pipeline, in one frozen config, with the range each one accepts.
+
+`PipelineConfig` holds one field per parameter of every stage, under the names that the notebooks, the widgets
+and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
+the values it accepts; `check_config` and `parse_setting` use it, so an unknown name lists the valid ones
+and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
+pipeline's caches follow it). Left out: knobs of stages that are not built yet (contextual retrieval, MMR,
+rerank): each is added here by the notebook that builds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.errors import RagkitError
+
+
+@dataclass(frozen=True)
+class Knob:
+    """What one config field accepts: a kind (str, int, float), choices or a [low, high] range, None or not."""
+
+    stage: str
+    kind: type
+    choices: tuple[str, ...] = ()
+    low: float = -math.inf
+    high: float = math.inf
+    optional: bool = False
+    meaning: str = ""
+
+    def allowed(self) -> str:
+        if self.choices:
+            text = "one of " + ", ".join(self.choices)
+        elif self.kind is str:
+            text = "a name"
+        else:
+            noun = "an integer" if self.kind is int else "a number"
+            bounds = [f">= {self.low:g}"] if self.low > -math.inf else []
+            bounds += [f"<= {self.high:g}"] if self.high < math.inf else []
+            text = f"{noun} {' and '.join(bounds)}".strip()
+        return text + (", or None" if self.optional else "")
+
+
+KNOBS: dict[str, Knob] = {
+    "chunker": Knob("chunking", str, meaning="chunking strategy (fixed, sentence, structure, parent-child, semantic)"),
+    "chunk_size": Knob("chunking", int, low=1, optional=True, meaning="characters per chunk; None: whole documents"),
+    "chunk_overlap": Knob("chunking", int, low=0, meaning="characters shared by neighbouring chunks"),
+    "semantic_rule": Knob("chunking", str, ("gap", "percentile", "std", "iqr", "gradient"),
+                          meaning="semantic chunking: the rule that sets the cut threshold"),
+    "semantic_amount": Knob("chunking", float, optional=True, meaning="semantic chunking: the rule's amount "
+                            "(None: the rule's default)"),
+    "semantic_window": Knob("chunking", int, low=1, high=20, meaning="semantic chunking: sentences per side"),
+    "semantic_min_size": Knob("chunking", int, low=0, meaning="semantic chunking: smallest chunk in characters"),
+    "method": Knob("retrieval", str, ("dense", "bm25", "hybrid"), meaning="first-stage retriever"),
+    "k1": Knob("retrieval", float, low=0, high=10, meaning="BM25 term-frequency saturation"),
+    "b": Knob("retrieval", float, low=0, high=1, meaning="BM25 length normalisation"),
+    "bm25_idf": Knob("retrieval", str, ("lucene", "robertson", "okapi"), meaning="BM25 IDF variant"),
+    "fusion": Knob("fusion", str, ("rrf", "weighted", "minmax", "zscore"), meaning="how hybrid fuses dense and BM25"),
+    "rrf_k": Knob("fusion", float, low=0, high=1000, meaning="RRF constant: 1 / (rrf_k + rank)"),
+    "alpha": Knob("fusion", float, low=0, high=1, meaning="dense weight of weighted and score fusion"),
+    "fusion_depth": Knob("fusion", int, low=1, optional=True, meaning="fuse only each list's top n; None: all"),
+    "threshold": Knob("refusal", float, optional=True, meaning="refuse when the best score is below it; None: off"),
+}
+
+
+@dataclass(frozen=True, repr=False)
+class PipelineConfig:
+    """Every knob of the pipeline (see `KNOBS` for what each accepts); printed grouped by stage.
+
+    >>> PipelineConfig(chunk_size=400, chunk_overlap=50).chunker
+    'fixed'
+    >>> print(PipelineConfig(method="bm25", k1=1.2))  # doctest: +ELLIPSIS
+    PipelineConfig(
+      chunking:  chunker='fixed', chunk_size=800, chunk_overlap=100, ...
+      retrieval: method='bm25', k1=1.2, b=0.75, bm25_idf='lucene'
+      fusion:    fusion='rrf', rrf_k=60.0, alpha=0.5, fusion_depth=None
+      refusal:   threshold=None
+    )
+    """
+
+    chunker: str = "fixed"
+    chunk_size: int | None = 800
+    chunk_overlap: int = 100
+    semantic_rule: str = "percentile"
+    semantic_amount: float | None = None
+    semantic_window: int = 3
+    semantic_min_size: int = 200
+    method: str = "dense"
+    k1: float = 1.5
+    b: float = 0.75
+    bm25_idf: str = "lucene"
+    fusion: str = "rrf"
+    rrf_k: float = 60
+    alpha: float = 0.5
+    fusion_depth: int | None = None
+    threshold: float | None = None
+
+    def __post_init__(self) -> None:
+        check_config(self)
+
+    def __repr__(self) -> str:
+        lines = [f"  {stage + ':':10} " + ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+                 for stage, names in STAGES.items()]
+        return "PipelineConfig(\n" + "\n".join(lines) + "\n)"
+
+    def updated(self, **changes) -> PipelineConfig:
+        """A copy with `changes`, every name and value checked.
+
+        >>> PipelineConfig().updated(k1=1.2).k1
+        1.2
+        """
+        unknown = sorted(set(changes) - set(KNOBS))
+        if unknown:
+            raise RagkitError(f"unknown setting {unknown[0]!r}; the settings are: {', '.join(KNOBS)}")
+        return dataclasses.replace(self, **changes)
+
+    def values(self, names: tuple[str, ...]) -> tuple:
+        """The values of some fields, in order: a cache key for the stage that reads them."""
+        return tuple(getattr(self, name) for name in names)
+
+
+# the fusion fields each fusion reads (the pipeline's caches follow them)
+FUSION_FIELDS = {"rrf": ("rrf_k", "fusion_depth"), "weighted": ("alpha", "fusion_depth"),
+                 "minmax": ("alpha", "fusion_depth"), "zscore": ("alpha", "fusion_depth")}
+STAGES: dict[str, tuple[str, ...]] = {}
+for _name, _knob in KNOBS.items():
+    STAGES.setdefault(_knob.stage, ())
+    STAGES[_knob.stage] += (_name,)
+
+
+def check_value(name: str, value: Any) -> Any:
+    """`value` for field `name` (an int where a float is expected becomes a float), or a clear error.
+
+    >>> check_value("b", 1)
+    1.0
+    >>> check_value("b", 2)
+    Traceback (most recent call last):
+    ...
+    ragkit.errors.RagkitError: b=2 is out of range: b (BM25 length normalisation) takes a number >= 0 and <= 1
+    """
+    if name not in KNOBS:
+        raise RagkitError(f"unknown setting {name!r}; the settings are: {', '.join(KNOBS)}")
+    knob = KNOBS[name]
+    problem = f"{name}={value!r} is out of range: {name} ({knob.meaning}) takes {knob.allowed()}"
+    if value is None:
+        if knob.optional:
+            return None
+        raise RagkitError(problem)
+    if knob.kind is str:
+        if not isinstance(value, str) or not value or (knob.choices and value not in knob.choices):
+            raise RagkitError(problem)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or (knob.kind is int and value != int(value)):
+        raise RagkitError(problem)
+    if not math.isfinite(value) or not knob.low <= value <= knob.high:
+        raise RagkitError(problem)
+    return int(value) if knob.kind is int else float(value)
+
+
+def check_config(config: PipelineConfig) -> None:
+    """Check every field and the rules between fields; values are normalised in place (1 → 1.0).
+
+    >>> PipelineConfig(chunk_size=100, chunk_overlap=100)
+    Traceback (most recent call last):
+    ...
+    ragkit.errors.RagkitError: chunk_overlap=100 must be smaller than chunk_size=100
+    """
+    for field in dataclasses.fields(config):
+        object.__setattr__(config, field.name, check_value(field.name, getattr(config, field.name)))
+    if config.chunk_size is not None and config.chunk_overlap >= config.chunk_size:
+        raise RagkitError(f"chunk_overlap={config.chunk_overlap} must be smaller than chunk_size={config.chunk_size}")
+    if config.method == "dense" and config.threshold is not None and not -1 <= config.threshold <= 1:
+        raise RagkitError(f"threshold={config.threshold} is out of range: the dense method scores by cosine, "
+                          "which lies between -1 and 1")
+
+
+def parse_setting(text: str) -> tuple[str, Any]:
+    """A `name=value` setting from the command line, with the value parsed for that field.
+
+    >>> parse_setting("k1=1.2"), parse_setting("chunk_size=none"), parse_setting("fusion=minmax")
+    (('k1', 1.2), ('chunk_size', None), ('fusion', 'minmax'))
+    """
+    name, equals, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not equals or not name:
+        raise RagkitError(f"--set takes name=value (for example k1=1.2), got {text!r}")
+    if name not in KNOBS:
+        raise RagkitError(f"unknown setting {name!r}; the settings are: {', '.join(KNOBS)}")
+    knob = KNOBS[name]
+    if knob.optional and raw.lower() in ("none", "null", ""):
+        return name, None
+    if knob.kind is str:
+        return name, check_value(name, raw)
+    try:
+        number = float(raw)
+    except ValueError:
+        raise RagkitError(f"{name}={raw!r} is not a number: {name} ({knob.meaning}) takes {knob.allowed()}") from None
+    return name, check_value(name, number)

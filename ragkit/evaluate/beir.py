@@ -1,0 +1,91 @@
+"""Read a BEIR-format folder so practitioners can evaluate on their own data.
+
+The layout is `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`) and
+`qrels/<split>.tsv` (header, then `query-id`, `corpus-id`, `score` tab-separated). The retrieval unit is the
+whole document, title then text; relevance comes from the qrels, with the score as a graded gain. Left out:
+downloading datasets (bring the folder), and BEIR's optional per-document metadata.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.corpus import Document, Query, read_jsonl
+from ragkit.errors import RagkitError
+from ragkit.evaluate.relevance import Judgment, Target
+
+
+def is_beir_folder(folder: str | Path) -> bool:
+    """True when `folder` looks like BEIR data (it has corpus.jsonl).
+
+    >>> is_beir_folder("tests/fixtures/beir_tiny")  # doctest: +SKIP
+    True
+    """
+    return (Path(folder) / "corpus.jsonl").is_file()
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, float]]:
+    """query id → {document id: gain} from a qrels TSV file (the first line is a header).
+
+    >>> read_qrels(Path("tests/fixtures/beir_tiny/qrels/test.tsv"))["q1"]  # doctest: +SKIP
+    {'d1': 1.0}
+    """
+    if not path.is_file():
+        raise RagkitError(f"{path}: no such qrels file")
+    qrels: dict[str, dict[str, float]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if number == 1 and fields[0] in ("query-id", "query_id", "qid"):
+                continue
+            if not line.strip():
+                continue
+            if len(fields) != 3:
+                raise RagkitError(f"{path}:{number}: expected 3 tab-separated fields (query-id, corpus-id, score)")
+            try:
+                gain = float(fields[2])
+            except ValueError:
+                raise RagkitError(f"{path}:{number}: score {fields[2]!r} is not a number") from None
+            qrels.setdefault(fields[0], {})[fields[1]] = gain
+    return qrels
+
+
+def load_beir(folder: str | Path, split: str = "test") -> tuple[list[Document], list[Query], list[Judgment]]:
+    """Documents, the queries of `split` that have qrels, and their judgments.
+
+    >>> docs, queries, judgments = load_beir("tests/fixtures/beir_tiny")  # doctest: +SKIP
+    >>> len(queries) == len(judgments)  # doctest: +SKIP
+    True
+    """
+    folder = Path(folder)
+    docs = []
+    corpus_path = folder / "corpus.jsonl"
+    for number, record in read_jsonl(corpus_path):
+        if not isinstance(record.get("_id"), str | int) or not isinstance(record.get("text"), str):
+            raise RagkitError(f"{corpus_path}:{number}: a document needs '_id' and 'text'")
+        title = str(record.get("title") or "")
+        docs.append(Document(doc_id=str(record["_id"]), title=title, source="beir", date="", lang="en",
+                             text=f"{title}\n\n{record['text']}" if title else record["text"]))
+    if not docs:
+        raise RagkitError(f"{corpus_path}: the corpus is empty")
+    query_text: dict[str, str] = {}
+    queries_path = folder / "queries.jsonl"
+    for number, record in read_jsonl(queries_path):
+        if not isinstance(record.get("_id"), str | int) or not isinstance(record.get("text"), str):
+            raise RagkitError(f"{queries_path}:{number}: a query needs '_id' and 'text'")
+        query_text[str(record["_id"])] = record["text"]
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    qrels = read_qrels(qrels_path)
+    missing = sorted(set(qrels) - set(query_text))
+    if missing:
+        raise RagkitError(f"{qrels_path}: query ids not in queries.jsonl: {', '.join(missing[:5])}")
+    queries, judgments = [], []
+    for query_id, gains in qrels.items():
+        targets = tuple(Target(doc_id, gain=gain) for doc_id, gain in gains.items() if gain > 0)
+        if not targets:
+            continue
+        queries.append(Query(query_id, query_text[query_id], "en", "beir", split, (), ""))
+        judgments.append(Judgment(query_id, "beir", split, targets))
+    if not queries:
+        raise RagkitError(f"{qrels_path}: no query has a relevant document")
+    return docs, queries, judgments

@@ -1,0 +1,80 @@
+"""The fusion sliders of notebook 06: recall@k per query type as `rrf_k`, `alpha` and `fusion` move.
+
+The controls call `pipe.configure(rrf_k=..., alpha=..., fusion=...)` on the pipeline they were given; the
+bars come from `fusion_table`, which evaluates that pipeline's variants (`pipe.using(...)`: dense alone,
+BM25 alone with the pipeline's own `k1` and `b`, and hybrid under each of the four fusions with the
+pipeline's `rrf_k` and `alpha`). Variants share the pipeline's caches, so a move re-fuses cached scores in
+milliseconds. The fusion formulas are in `ragkit.rank`. Left out: fusing more than two retrievers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragkit.corpus import Query
+from ragkit.errors import RagkitError
+from ragkit.rank.fusion import FUSIONS
+
+
+def fusion_table(pipe, queries: Sequence[Query], k: int = 5) -> pd.DataFrame:
+    """Mean recall@k per query type (rows, and "all") for dense, bm25 and each fusion (columns).
+
+    >>> fusion_table(pipe, dev).columns.tolist()  # doctest: +SKIP
+    ['dense', 'bm25', 'rrf', 'weighted', 'minmax', 'zscore']
+    """
+    answerable = [query for query in queries if query.evidence]
+    if not answerable:
+        raise RagkitError("no answerable queries to measure recall on")
+    variants = {"dense": {"method": "dense"}, "bm25": {"method": "bm25"},
+                **{fusion: {"method": "hybrid", "fusion": fusion} for fusion in FUSIONS}}
+    types, type_of = np.unique([query.type for query in answerable], return_inverse=True)
+    counts = np.bincount(type_of)
+    columns = {}
+    for name, changes in variants.items():  # numpy, not a pandas groupby: this runs on every slider move
+        recall = pipe.using(threshold=None, **changes).evaluate(answerable, [f"recall@{k}"])[f"recall@{k}"].to_numpy()
+        columns[name] = np.append(np.bincount(type_of, recall) / counts, recall.mean())
+    return pd.DataFrame(columns, index=pd.Index([*types, "all"], name="type")).round(3)
+
+
+def fusion_update(pipe, queries: Sequence[Query], k: int = 5, **changes) -> pd.DataFrame:
+    """The explorer's callback: `pipe.configure(**changes)` (rrf_k, alpha, fusion), then `fusion_table`.
+
+    >>> fusion_update(pipe, dev, rrf_k=10).loc["all", "rrf"]  # doctest: +SKIP
+    0.742
+    """
+    pipe.configure(**changes)
+    return fusion_table(pipe, queries, k)
+
+
+def fusion_explorer(pipe, queries: Sequence[Query], k: int = 5):
+    """Sliders for `rrf_k` and `alpha` and a menu for `fusion`, redrawing `fusion_update` as bars; the
+    pipeline's own fusion is drawn dark."""
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    rrf_k = widgets.IntSlider(value=int(pipe.config.rrf_k), min=0, max=200, step=5, description="rrf_k")
+    alpha = widgets.FloatSlider(value=pipe.config.alpha, min=0.0, max=1.0, step=0.05, description="alpha (dense)")
+    fusion = widgets.Dropdown(options=FUSIONS, value=pipe.config.fusion, description="fusion")
+    output = widgets.Output()
+
+    def redraw(_change=None) -> None:
+        table = fusion_update(pipe, queries, k, rrf_k=rrf_k.value, alpha=alpha.value, fusion=fusion.value)
+        with output:
+            output.clear_output(wait=True)
+            colors = ["#1f77b4", "#ff7f0e"] + ["#333333" if name == pipe.config.fusion else "#bbbbbb"
+                                               for name in FUSIONS]
+            ax = table.plot.barh(figsize=(8, 5), width=0.85, color=colors)
+            ax.set_xlim(0, 1)
+            ax.set_xlabel(f"mean recall@{k} (higher is better)")
+            ax.set_title(f"pipe: fusion = {pipe.config.fusion}, rrf_k = {pipe.config.rrf_k:g}, "
+                         f"alpha = {pipe.config.alpha:.2f}, k1 = {pipe.config.k1:g}, b = {pipe.config.b:g}")
+            plt.tight_layout()
+            plt.show()
+
+    for control in (rrf_k, alpha, fusion):
+        control.observe(redraw, names="value")
+    redraw()
+    return widgets.VBox([widgets.HBox([rrf_k, alpha, fusion]), output])

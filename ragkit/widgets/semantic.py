@@ -1,0 +1,89 @@
+"""The semantic-chunking views of notebook 04: what a threshold cuts, the adjacent-similarity curve with each
+rule's cut line, and a slider that redraws them.
+
+`cut_view` is the slider's callback, a plain function that is unit-tested; the rules themselves are in
+`ragkit.chunk.semantic`. Left out: views of more than one document at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ragkit.chunk.cut_rules import check_similarities, cut_gaps, rule_threshold
+from ragkit.chunk.semantic import adjacent_similarities, guarded_bounds
+from ragkit.chunk.sentences import sentence_spans
+from ragkit.corpus import Document
+
+COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e")
+
+
+def cut_view(text: str, spans: Sequence[tuple[int, int]], similarities: np.ndarray, threshold: float,
+             min_size: int = 200, max_size: int = 1000) -> dict:
+    """What a threshold does to one document: the gaps below it, the chunk borders left after the size
+    guards (as gap indices) and the chunk sizes. The threshold slider redraws from this.
+
+    >>> text = "Keys rotate. Keys expire. Lunch is at noon."
+    >>> view = cut_view(text, [(0, 12), (13, 25), (26, 43)], np.array([0.9, 0.1]), 0.5, min_size=5)
+    >>> view["cuts"], view["borders"], view["sizes"]
+    ([1], [1], [25, 17])
+    """
+    bounds = guarded_bounds(text, spans, similarities, cut_gaps(similarities, threshold), min_size, max_size)
+    starts = [start for start, _ in spans]
+    borders = sorted({int(np.searchsorted(starts, start, side="right")) - 2 for start, _ in bounds[1:]})
+    return {"threshold": float(threshold), "cuts": cut_gaps(similarities, threshold).tolist(),
+            "borders": borders, "sizes": [end - start for start, end in bounds]}
+
+
+def plot_similarity_curve(ax, similarities: np.ndarray, thresholds: Mapping[str, float] | None = None,
+                          view: dict | None = None, title: str = ""):
+    """Draw the adjacent-similarity curve, one dashed line per rule's threshold, and a view's cuts.
+
+    >>> import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+    >>> ax = plot_similarity_curve(plt.figure().gca(), np.array([0.9, 0.2, 0.8]), {"percentile": 0.5})
+    >>> len(ax.lines)
+    2
+    """
+    similarities = check_similarities(similarities, minimum=1)
+    ax.plot(similarities, color="#333333", linewidth=1, label="adjacent similarity")
+    for (name, value), color in zip((thresholds or {}).items(), COLORS, strict=False):
+        ax.axhline(value, color=color, linestyle="--", linewidth=1.2, label=f"{name} {value:.2f}")
+    if view is not None:
+        ax.axhline(view["threshold"], color="#d62728", linewidth=1.5, label=f"threshold {view['threshold']:.2f}")
+        ax.scatter(view["cuts"], similarities[view["cuts"]], color="#d62728", s=14, zorder=3, label="below: cut")
+        for border in view["borders"]:
+            ax.axvline(border, color="#999999", linewidth=0.8, alpha=0.7)
+    ax.set_xlabel("gap between sentence i and i + 1")
+    ax.set_ylabel("cosine similarity")
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=7, ncols=2)
+    return ax
+
+
+def threshold_slider(doc: Document, encoder, window: int = 3, min_size: int = 200, max_size: int = 800):
+    """A slider over the threshold that redraws one document's cuts (`cut_view`, `plot_similarity_curve`).
+
+    >>> threshold_slider(doc, Encoder())  # doctest: +SKIP
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    spans = sentence_spans(doc.text)
+    similarities = adjacent_similarities(encoder.encode([doc.text[s:e] for s, e in spans]), window)
+    slider = widgets.FloatSlider(value=round(rule_threshold(similarities, "gap"), 2), min=-0.2, max=1.0,
+                                 step=0.01, description="threshold", continuous_update=False)
+    output = widgets.Output()
+
+    def redraw(change=None) -> None:
+        view = cut_view(doc.text, spans, similarities, slider.value, min_size, max_size)
+        with output:
+            output.clear_output(wait=True)
+            fig, ax = plt.subplots(figsize=(9, 3.2))
+            plot_similarity_curve(ax, similarities, view=view, title=f"{doc.doc_id}: {len(view['cuts'])} gaps "
+                                  f"below the threshold, {len(view['sizes'])} chunks after the size guards")
+            plt.show()
+
+    slider.observe(redraw, names="value")
+    redraw()
+    return widgets.VBox([slider, output])

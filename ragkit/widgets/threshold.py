@@ -1,0 +1,93 @@
+"""The "no answer" slider of notebook 03: the pipeline's `threshold` knob, and what it does to refusals.
+
+The slider calls `pipe.configure(threshold=...)`; the numbers come from the pipeline's own `evaluate`
+(which queries it refused, and the failure@5 of the rest) through `threshold_update`, a plain, unit-tested
+function; the curve of refusal precision and recall over all thresholds is drawn once by
+`threshold_figure`. The refusal stage itself is `ragkit.rank.refuse`, its measures `ragkit.evaluate.refusal`.
+Left out: thresholds on reranker scores (notebook 09) and one threshold per language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragkit.corpus import Query
+from ragkit.evaluate.refusal import refusal_row, threshold_summary, threshold_sweep
+from ragkit.rank.refuse import check_threshold
+
+
+def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | None = None, ax=None):
+    """Refusal precision and recall against the threshold, with a vertical line at `threshold`.
+
+    `base_rate`, the share of unanswerable queries, is drawn as a dotted line: the precision of refusing
+    at random.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> sweep = threshold_sweep([0.2, 0.6], [False, True], [np.nan, 0.0], [0.1, 0.3, 0.7])
+    >>> len(threshold_figure(sweep, 0.3).axes[0].lines)
+    3
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        figure, ax = plt.subplots(figsize=(6.5, 3.2))
+    else:
+        figure = ax.figure
+    ax.plot(sweep["threshold"], sweep["precision"], label="refusal precision", color="#1b9e77")
+    ax.plot(sweep["threshold"], sweep["recall"], label="refusal recall", color="#d95f02")
+    ax.axvline(check_threshold(threshold), color="black", linestyle="--", linewidth=1)
+    if base_rate is not None:
+        ax.axhline(base_rate, color="#1b9e77", linestyle=":", linewidth=1, label="precision of random refusal")
+    ax.set(xlabel="threshold on the top cosine", ylabel="share", ylim=(-0.02, 1.02),
+           title="Refuse when the best chunk scores below the threshold")
+    ax.legend(loc="center left")
+    figure.tight_layout()
+    return figure
+
+
+def threshold_update(pipe, queries: Sequence[Query], threshold: float | None) -> dict:
+    """The slider's callback: `pipe.configure(threshold=...)`, then the pipeline's own refusals and
+    failure@5 on `queries` summarised by `refusal_row` (with the threshold and the number of queries).
+
+    >>> threshold_update(pipe, dev, 0.4)["refused"]  # doctest: +SKIP
+    12
+    """
+    pipe.configure(threshold=threshold)
+    table = pipe.evaluate(queries, ["failure@5"])
+    return {"threshold": threshold, "queries": len(table),
+            **refusal_row(table["refused"], table["answerable"], table["failure@5"])}
+
+
+def threshold_widget(pipe, queries: Sequence[Query], thresholds: Sequence[float], value: float = 0.4):
+    """A slider over `thresholds` that sets the pipeline's `threshold`, with the numbers of
+    `threshold_update` and the sweep of refusal precision and recall (`threshold_figure`).
+
+    >>> threshold_widget(pipe, dev, np.round(np.arange(0.2, 0.8, 0.02), 2), 0.4)  # doctest: +SKIP
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    unrefused = pipe.using(threshold=None).evaluate(queries, ["failure@5"])
+    sweep = threshold_sweep(unrefused["top_score"], unrefused["answerable"], unrefused["failure@5"], thresholds)
+    step = float(np.min(np.diff(thresholds))) if len(thresholds) > 1 else 0.01
+    slider = widgets.FloatSlider(value=value, min=float(min(thresholds)), max=float(max(thresholds)), step=step,
+                                 description="threshold", continuous_update=False, readout_format=".2f")
+    numbers = widgets.HTML()
+    plot = widgets.Output()
+
+    def show(threshold: float) -> None:
+        row = threshold_update(pipe, queries, threshold)
+        numbers.value = threshold_summary(row, total=row["queries"])
+        plot.clear_output(wait=True)
+        with plot:
+            figure = threshold_figure(sweep, threshold, base_rate=1 - float(unrefused["answerable"].mean()))
+            display(figure)
+            plt.close(figure)
+
+    slider.observe(lambda change: show(change["new"]), names="value")
+    show(value)
+    return widgets.VBox([slider, numbers, plot])
