@@ -31,8 +31,8 @@ import numpy as np
 
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-from ragkit.bm25 import BM25Index  # noqa: E402
-from ragkit.search import top_k  # noqa: E402
+from ragkit.index.bm25 import BM25Index  # noqa: E402
+from ragkit.index.exact import top_k  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 VOCABULARY, ZIPF_EXPONENT, MEDIAN_LENGTH = 200_000, 1.07, 120

@@ -1,4 +1,4 @@
-"""Throughput of the numpy encoder (ragkit.encoder_numpy) and of sentence-transformers (torch), side by side.
+"""Throughput of the numpy encoder (ragkit.embed.numpy_encoder) and of sentence-transformers (torch), side by side.
 
 Both embed the course chunks (chunk size 800, overlap 100) in the same process, with the same number of
 threads, after a warm-up, in alternating rounds so that a busy machine slows both alike; each figure is the
@@ -36,14 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from ragkit import Pipeline, load_documents
-    from ragkit.embedding import load_model
-    from ragkit.encoder_numpy import NumpyEncoder
+    from ragkit.embed.model import load_model
+    from ragkit.embed.numpy_encoder import NumpyEncoder
 
     torch.set_num_threads(args.threads)
     texts = [chunk.text for chunk in Pipeline(load_documents(ROOT / "data" / "corpus")).chunks][:args.limit]
     model = load_model()
     runs = {  # name -> (batch size, function of texts returning unit vectors)
-        "numpy (ragkit.encoder_numpy)": (8, NumpyEncoder(batch_size=8, threads=args.threads).encode),
+        "numpy (ragkit.embed.numpy_encoder)": (8, NumpyEncoder(batch_size=8, threads=args.threads).encode),
         "numpy, batches of 32": (32, NumpyEncoder(batch_size=32, threads=args.threads).encode),
         "torch (sentence-transformers)": (32, lambda t: model.encode(t, batch_size=32, normalize_embeddings=True)),
         "torch, batches of 8": (8, lambda t: model.encode(t, batch_size=8, normalize_embeddings=True)),
