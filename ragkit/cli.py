@@ -14,8 +14,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from ragkit.config import KNOBS, PipelineConfig, parse_setting
+from ragkit.config import KNOBS, PipelineConfig, check_value
 from ragkit.corpus import load_documents, load_queries
 from ragkit.errors import RagkitError
 from ragkit.evaluate.beir import is_beir_folder, load_beir
@@ -46,7 +47,7 @@ def load_eval_data(folder: str | Path, split: str):
 def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[str] = ()) -> dict:
     """Evaluate one configuration; returns the JSON-ready result, with every config field under "config".
 
-    `settings` are `name=value` strings (`ragkit.config.parse_setting`), applied after `method`.
+    `settings` are `name=value` strings (`parse_setting`), applied after `method`.
 
     >>> run_eval("tests/fixtures/beir_tiny", "bm25", "test", 10, ["k1=1.2", "b=0.75"])["config"]["k1"]
     1.2
@@ -64,6 +65,30 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
     return {"data": str(data), "method": pipe.config.method, "split": split, "queries": int(means["queries"]),
             "metrics": {m: float(means[m]) for m in metrics}, "config": dataclasses.asdict(pipe.config),
             "seconds": round(time.perf_counter() - started, 2)}
+
+
+def parse_setting(text: str) -> tuple[str, Any]:
+    """A `name=value` setting from the command line, with the value parsed for that field.
+
+    >>> parse_setting("k1=1.2"), parse_setting("chunk_size=none"), parse_setting("fusion=minmax")
+    (('k1', 1.2), ('chunk_size', None), ('fusion', 'minmax'))
+    """
+    name, equals, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not equals or not name:
+        raise RagkitError(f"--set takes name=value (for example k1=1.2), got {text!r}")
+    if name not in KNOBS:
+        raise RagkitError(f"unknown setting {name!r}; the settings are: {', '.join(KNOBS)}")
+    knob = KNOBS[name]
+    if knob.optional and raw.lower() in ("none", "null", ""):
+        return name, None
+    if knob.kind is str:
+        return name, check_value(name, raw)
+    try:
+        number = float(raw)
+    except ValueError:
+        raise RagkitError(f"{name}={raw!r} is not a number: {name} ({knob.meaning}) takes {knob.allowed()}") from None
+    return name, check_value(name, number)
 
 
 def build_parser() -> argparse.ArgumentParser:

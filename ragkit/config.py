@@ -2,7 +2,7 @@
 
 `PipelineConfig` holds one field per parameter of every stage, under the names that the notebooks, the widgets
 and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
-the values it accepts; `check_config` and `parse_setting` use it, so an unknown name lists the valid ones
+the values it accepts; `check_config` (and the command line's `--set`) use it, so an unknown name lists the valid ones
 and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
 pipeline's caches follow it). Left out: knobs of stages that are not built yet (contextual retrieval, MMR,
 rerank): each is added here by the notebook that builds it.
@@ -53,6 +53,10 @@ KNOBS: dict[str, Knob] = {
                             "(None: the rule's default)"),
     "semantic_window": Knob("chunking", int, low=1, high=20, meaning="semantic chunking: sentences per side"),
     "semantic_min_size": Knob("chunking", int, low=0, meaning="semantic chunking: smallest chunk in characters"),
+    "stemmer": Knob("analysis", str, ("none", "snowball"), meaning="BM25 analyzer: Snowball stemming of words"),
+    "stopwords": Knob("analysis", str, ("none", "en"), meaning="BM25 analyzer: drop Lucene's 33 English stop words"),
+    "identifiers": Knob("analysis", str, ("whole", "split"), meaning="BM25 analyzer: keep TS-203 or v2/sessions "
+                        "whole, or split them at - and /"),
     "method": Knob("retrieval", str, ("dense", "bm25", "hybrid"), meaning="first-stage retriever"),
     "k1": Knob("retrieval", float, low=0, high=10, meaning="BM25 term-frequency saturation"),
     "b": Knob("retrieval", float, low=0, high=1, meaning="BM25 length normalisation"),
@@ -71,11 +75,12 @@ class PipelineConfig:
 
     >>> PipelineConfig(chunk_size=400, chunk_overlap=50).chunker
     'fixed'
-    >>> print(PipelineConfig(method="bm25", k1=1.2))  # doctest: +ELLIPSIS
+    >>> print(PipelineConfig(method="bm25", k1=0.9))  # doctest: +ELLIPSIS
     PipelineConfig(
       chunking:  chunker='fixed', chunk_size=800, chunk_overlap=100, ...
-      retrieval: method='bm25', k1=1.2, b=0.75, bm25_idf='lucene'
-      fusion:    fusion='rrf', rrf_k=60.0, alpha=0.5, fusion_depth=None
+      analysis:  stemmer='snowball', stopwords='none', identifiers='split'
+      retrieval: method='bm25', k1=0.9, b=0.75, bm25_idf='lucene'
+      fusion:    fusion='zscore', rrf_k=60.0, alpha=0.5, fusion_depth=None
       refusal:   threshold=None
     )
     """
@@ -87,11 +92,14 @@ class PipelineConfig:
     semantic_amount: float | None = None
     semantic_window: int = 3
     semantic_min_size: int = 200
+    stemmer: str = "snowball"
+    stopwords: str = "none"
+    identifiers: str = "split"
     method: str = "dense"
     k1: float = 1.5
     b: float = 0.75
     bm25_idf: str = "lucene"
-    fusion: str = "rrf"
+    fusion: str = "zscore"
     rrf_k: float = 60
     alpha: float = 0.5
     fusion_depth: int | None = None
@@ -121,6 +129,7 @@ class PipelineConfig:
         return tuple(getattr(self, name) for name in names)
 
 
+ANALYZER_FIELDS = ("stemmer", "stopwords", "identifiers")  # in the order `ragkit.text.analyzer.Analyzer` takes them
 # the fusion fields each fusion reads (the pipeline's caches follow them)
 FUSION_FIELDS = {"rrf": ("rrf_k", "fusion_depth"), "weighted": ("alpha", "fusion_depth"),
                  "minmax": ("alpha", "fusion_depth"), "zscore": ("alpha", "fusion_depth")}
@@ -174,27 +183,3 @@ def check_config(config: PipelineConfig) -> None:
     if config.method == "dense" and config.threshold is not None and not -1 <= config.threshold <= 1:
         raise RagkitError(f"threshold={config.threshold} is out of range: the dense method scores by cosine, "
                           "which lies between -1 and 1")
-
-
-def parse_setting(text: str) -> tuple[str, Any]:
-    """A `name=value` setting from the command line, with the value parsed for that field.
-
-    >>> parse_setting("k1=1.2"), parse_setting("chunk_size=none"), parse_setting("fusion=minmax")
-    (('k1', 1.2), ('chunk_size', None), ('fusion', 'minmax'))
-    """
-    name, equals, raw = text.partition("=")
-    name, raw = name.strip(), raw.strip()
-    if not equals or not name:
-        raise RagkitError(f"--set takes name=value (for example k1=1.2), got {text!r}")
-    if name not in KNOBS:
-        raise RagkitError(f"unknown setting {name!r}; the settings are: {', '.join(KNOBS)}")
-    knob = KNOBS[name]
-    if knob.optional and raw.lower() in ("none", "null", ""):
-        return name, None
-    if knob.kind is str:
-        return name, check_value(name, raw)
-    try:
-        number = float(raw)
-    except ValueError:
-        raise RagkitError(f"{name}={raw!r} is not a number: {name} ({knob.meaning}) takes {knob.allowed()}") from None
-    return name, check_value(name, number)

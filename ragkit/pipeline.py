@@ -7,12 +7,11 @@ Data flows one way, and each arrow is a plain function in a stage subpackage:
     → top-k → evaluation (ragkit.evaluate)
 
 Every knob of every stage lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)`
-checks names and ranges. Each stage caches its result by exactly the config fields it reads: chunks by the
-chunker (the function itself) and its fields; embeddings by the chunks and the model; BM25 term statistics by
-the chunks and the IDF variant, its weights by `k1` and `b` too. So a change of `k1`, `b`, `fusion`, `rrf_k`,
-`alpha` or `threshold` re-scores from memory, and only a chunking change re-chunks and re-embeds.
-`using(**changes)` gives a variant that shares the caches. Left out: generation, and the stages of notebooks
-07–09 (contextual retrieval, MMR, rerank), which plug in as new knobs and stages.
+checks names and ranges. Each stage caches by exactly the fields it reads: chunks by the chunker (the function
+itself) and its fields; embeddings by the chunks and the model; BM25 statistics by the chunks, the analyzer
+and the IDF, its weights by `k1`, `b` too. So moving `k1`, `b`, `fusion`, `rrf_k`, `alpha` or `threshold`
+re-scores from memory; only a chunking change re-chunks and re-embeds. `using(**changes)` gives a variant that
+shares the caches. Left out: generation, and notebooks 07–09's stages (contextual retrieval, MMR, rerank).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from ragkit.cache import StageCache
 from ragkit.chunk.base import Chunk, whole_document_chunks
 from ragkit.chunk.parent_child import parent_rankings, parents_by_child
 from ragkit.chunk.registry import SIZES, Chunker, default_chunkers
-from ragkit.config import FUSION_FIELDS, KNOBS, PipelineConfig
+from ragkit.config import ANALYZER_FIELDS, FUSION_FIELDS, KNOBS, PipelineConfig
 from ragkit.corpus import Document, Query
 from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError, check_query
@@ -38,7 +37,7 @@ from ragkit.index.exact import cosine_scores, top_k
 from ragkit.rank.fusion import RANK_FUSIONS, fuse, fuse_ranks
 from ragkit.rank.rank_fusion import ranks_from_scores
 from ragkit.rank.refuse import refusals
-from ragkit.text.words import word_tokens
+from ragkit.text.analyzer import Analyzer
 
 
 class Pipeline:
@@ -116,21 +115,25 @@ class Pipeline:
 
     @property
     def bm25_index(self) -> BM25Index:
-        """BM25 term statistics of the chunks (`bm25_idf`); `k1` and `b` re-weight them without a rebuild."""
+        """BM25 term statistics of the analyzed chunks (`bm25_idf`); `k1` and `b` re-weight them, no rebuild."""
         config = self.config
-        return self.cache.stage(("bm25 index", self.chunk_key, config.bm25_idf), lambda: BM25Index(
-            [self.word_tokens(chunk.text) for chunk in self.chunks], config.k1, config.b, config.bm25_idf))
+        return self.cache.stage(("bm25 index", self.chunk_key, config.values(ANALYZER_FIELDS), config.bm25_idf),
+                                lambda: BM25Index([self.terms(chunk.text) for chunk in self.chunks], config.k1,
+                                                  config.b, config.bm25_idf))
 
     def score_key(self, method: str | None = None) -> tuple:
         """What a method's scores depend on (default: the configured one): chunks, model, the fields it reads."""
         config, method = self.config, method or self.config.method
-        bm25 = config.values(("bm25_idf", "k1", "b"))
+        bm25 = config.values((*ANALYZER_FIELDS, "bm25_idf", "k1", "b"))
         reads = {"dense": (), "bm25": bm25, "hybrid": (*bm25, config.fusion, *config.values(FUSION_FIELDS[config.fusion]))}
         return (self.chunk_key, self.model_name, method, reads[method])
 
-    def word_tokens(self, text: str) -> list[str]:
-        """BM25's word tokens of one text (`ragkit.text.words`), cached: a slider re-tokenizes nothing."""
-        return self.cache.stage(("tokens", text), lambda: word_tokens(text))
+    def terms(self, text: str) -> list[str]:
+        """BM25's terms of one text under the analyzer knobs (`ragkit.text.analyzer`), cached: a slider
+        re-tokenizes nothing."""
+        fields = self.config.values(ANALYZER_FIELDS)
+        analyzer = self.cache.stage(("analyzer", fields), lambda: Analyzer(*fields))
+        return self.cache.stage(("terms", fields, text), lambda: analyzer.tokens(text))
 
     def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
         return self.encoder.encode([check_query(query) for query in queries], desc="queries")
@@ -145,7 +148,7 @@ class Pipeline:
         """BM25 score of each query with each chunk under the config's `k1`, `b` and `bm25_idf`."""
         queries, (k1, b) = tuple(check_query(query) for query in queries), self.config.values(("k1", "b"))
         return self.cache.recent(("bm25 scores", self.score_key("bm25"), queries), lambda: self.bm25_index.scores(
-            [self.word_tokens(query) for query in queries], k1, b))
+            [self.terms(query) for query in queries], k1, b))
 
     def hybrid_scores(self, queries: Sequence[str]) -> np.ndarray:
         """Dense and BM25 fused by the config's `fusion` (with `rrf_k`, `alpha`, `fusion_depth`)."""

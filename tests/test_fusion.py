@@ -25,7 +25,7 @@ from ragkit.rank.rank_fusion import (
     weighted_rank_fuse,
 )
 from ragkit.rank.score_fusion import minmax_fuse, minmax_normalize, zscore_fuse, zscore_normalize  # noqa: E402
-from ragkit.text.words import tokenize_all  # noqa: E402
+from ragkit.text.analyzer import Analyzer  # noqa: E402
 from ragkit.widgets.fusion import fusion_explorer, fusion_table, fusion_update  # noqa: E402
 
 
@@ -214,11 +214,12 @@ def course_pipe(course_docs, encoder):
 
 def recall_from_scratch(pipe, encoder, queries, fused_scores_of, k=5):
     """recall@k of one fusion computed apart from the pipeline: vectors from the encoder, a BM25 index built
-    anew, the fusion function, a full stable sort."""
+    anew over the analyzer's terms, the fusion function, a full stable sort."""
     texts = [q.text for q in queries]
     dense = encoder.encode(texts) @ encoder.encode([c.text for c in pipe.chunks]).T
-    sparse = BM25Index(tokenize_all(c.text for c in pipe.chunks), pipe.config.k1, pipe.config.b).scores(
-        tokenize_all(texts))
+    analyzer = Analyzer(pipe.config.stemmer, pipe.config.stopwords, pipe.config.identifiers)
+    sparse = BM25Index(analyzer.tokens_of_all(c.text for c in pipe.chunks), pipe.config.k1, pipe.config.b).scores(
+        analyzer.tokens_of_all(texts))
     order = np.argsort(-fused_scores_of(dense, sparse), axis=1, kind="stable")[:, :k]
     table = per_query_metrics([[pipe.chunks[i] for i in row] for row in order],
                               judgments_from_queries(queries, pipe.docs), [f"recall@{k}"])

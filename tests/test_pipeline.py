@@ -29,15 +29,22 @@ def test_search_finds_the_paraphrased_document(pipe):
     assert results[0][1] >= results[1][1]
 
 
-@pytest.mark.parametrize("start, changes", [
-    ({"method": "bm25"}, {"k1": 0.5}), ({"method": "bm25"}, {"b": 0.1}), ({"method": "bm25"}, {"bm25_idf": "okapi"}),
-    ({"method": "hybrid"}, {"rrf_k": 5}), ({"method": "hybrid"}, {"alpha": 0.9, "fusion": "minmax"}),
-    ({"method": "hybrid", "fusion": "minmax"}, {"fusion": "zscore"}), ({"method": "hybrid"}, {"fusion_depth": 1}),
-    ({"method": "hybrid"}, {"method": "dense"}), ({"method": "dense"}, {"threshold": 0.99}),
+@pytest.mark.parametrize("start, changes, query", [
+    ({"method": "bm25"}, {"k1": 0.5}, "how many vacation days"), ({"method": "bm25"}, {"b": 0.1}, "annual leave"),
+    ({"method": "bm25"}, {"bm25_idf": "okapi"}, "annual leave"),
+    ({"method": "bm25"}, {"stemmer": "none"}, "watering a plant"),
+    ({"method": "bm25"}, {"stopwords": "en"}, "the office plants"),
+    ({"method": "bm25"}, {"identifiers": "whole"}, "v2 sessions"),
+    ({"method": "hybrid", "fusion": "rrf"}, {"rrf_k": 5}, "how many vacation days"),
+    ({"method": "hybrid"}, {"alpha": 0.9, "fusion": "minmax"}, "how many vacation days"),
+    ({"method": "hybrid", "fusion": "minmax"}, {"fusion": "zscore"}, "how many vacation days"),
+    ({"method": "hybrid", "fusion": "rrf"}, {"fusion_depth": 1}, "how many vacation days"),
+    ({"method": "hybrid"}, {"method": "dense"}, "how many vacation days"),
+    ({"method": "dense"}, {"threshold": 0.99}, "how many vacation days"),
 ])
-def test_changing_a_scoring_knob_does_not_rechunk_or_reembed(pipe, start, changes):
+def test_changing_a_scoring_knob_does_not_rechunk_or_reembed(pipe, start, changes, query):
     pipe.configure(**start)
-    query = ["how many vacation days"]
+    query = [query]
     before = (pipe.scores(query).tolist(), pipe.rankings(query, 3))
     runs, computed, chunks = dict(pipe.runs), pipe.encoder.computed, pipe.chunks
     pipe.configure(**changes)
@@ -45,8 +52,9 @@ def test_changing_a_scoring_knob_does_not_rechunk_or_reembed(pipe, start, change
     assert before != after, f"{changes} must really change the scores or the rankings"
     assert pipe.chunks is chunks and pipe.encoder.computed == computed, f"{changes} re-chunked or re-embedded"
     assert (pipe.runs["chunks"], pipe.runs["embeddings"]) == (runs.get("chunks", 0), runs.get("embeddings", 0))
-    assert pipe.runs["bm25 index"] == runs.get("bm25 index", 0) + (changes == {"bm25_idf": "okapi"}), \
-        "BM25 term statistics are rebuilt only for another IDF variant; k1 and b re-weight them"
+    rebuilt = bool(set(changes) & {"bm25_idf", "stemmer", "stopwords", "identifiers"})
+    assert pipe.runs["bm25 index"] == runs.get("bm25 index", 0) + rebuilt, \
+        "BM25 statistics are rebuilt only for another analyzer or IDF variant; k1 and b re-weight them"
 
 
 def test_a_chunking_change_rechunks_and_going_back_reuses_the_cache(pipe):
@@ -97,7 +105,8 @@ def test_configure_explains_unknown_names_and_bad_values(pipe):
     assert pipe.config == PipelineConfig(chunk_size=200, chunk_overlap=20), "refused changes leave the config"
     text = repr(pipe.using(method="bm25", k1=1.2).config)
     assert "retrieval: method='bm25', k1=1.2, b=0.75, bm25_idf='lucene'" in text, text
-    assert text.count("\n") == 5, "one line per stage between the brackets"
+    assert "analysis:  stemmer='snowball', stopwords='none', identifiers='split'" in text, text
+    assert text.count("\n") == 6, "one line per stage between the brackets"
 
 
 def test_a_threshold_refuses_queries_whose_best_score_is_below_it(pipe):

@@ -1,0 +1,70 @@
+"""BM25's analyzer: stemming and stop words equal bm25s's (same PyStemmer stemmer, same Lucene list), identifiers
+split as Lucene's standard tokenizer splits them, BM25 over analyzed terms equal to bm25s, and clear errors."""
+
+import sys
+
+import bm25s
+import numpy as np
+import pytest
+import Stemmer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragkit.errors import RagkitError
+from ragkit.index.bm25 import BM25Index
+from ragkit.text.analyzer import LUCENE_ENGLISH_STOP_WORDS, Analyzer, snowball_stemmer
+
+WORDS = ["the", "studies", "study", "studying", "of", "mutations", "mutation", "rotated", "rotate", "keys", "is",
+         "boundary", "layer", "layers", "heat", "transfer", "transferred", "an", "and", "flows", "flow", "were"]
+
+
+def bm25s_terms(texts):
+    return bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False,
+                          show_progress=False)
+
+
+def test_known_answers():
+    analyzer = Analyzer("snowball", "en", "split")
+    assert analyzer.tokens("Studies of boundary-layer mutations") == ["studi", "boundari", "layer", "mutat"]
+    assert Analyzer("snowball", "en", "whole").tokens("boundary-layer") == ["boundary-lay"], \
+        "whole identifiers are stemmed as one word"
+    assert Analyzer("none", "none", "split").tokens("TS-203 on /v2/sessions") == ["ts", "203", "on", "v2", "sessions"]
+    assert Analyzer("snowball", "en", "split").tokens("密钥轮换 studies") == ["密钥", "轮换", "studi"], \
+        "Chinese words pass through the English stop list and stemmer unchanged"
+
+
+def test_stop_list_is_lucenes_and_bm25s_english_list():
+    from bm25s.stopwords import STOPWORDS_EN
+
+    assert LUCENE_ENGLISH_STOP_WORDS == set(STOPWORDS_EN) and len(LUCENE_ENGLISH_STOP_WORDS) == 33
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=5))
+def test_stemming_and_stop_words_equal_bm25s(sentences):
+    texts = [" ".join(words) for words in sentences]
+    ours = Analyzer("snowball", "en").tokens_of_all(texts)
+    assert ours == bm25s_terms(texts), "same stop list and the same Snowball stemmer as bm25s"
+
+
+def test_bm25_over_analyzed_terms_equals_bm25s(course_docs):
+    texts = [doc.text for doc in course_docs if doc.lang == "en"][:40]
+    queries = ["How do I rotate API keys?", "studies of boundary-layer flows", "TS-203 on the v2 sessions endpoint"]
+    analyzer = Analyzer("snowball", "en", "split")
+    ours = BM25Index(analyzer.tokens_of_all(texts), k1=1.2, b=0.75).scores(analyzer.tokens_of_all(queries))
+    reference = bm25s.BM25(method="lucene", k1=1.2, b=0.75, dtype="float64")
+    reference.index(analyzer.tokens_of_all(texts), show_progress=False)
+    expected = np.array([reference.get_scores(terms) for terms in analyzer.tokens_of_all(queries)])
+    np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_bad_input_is_explained(monkeypatch):
+    for kwargs, message in [({"stemmer": "porter"}, "unknown stemmer 'porter'"),
+                            ({"stopwords": "fr"}, "unknown stopwords 'fr'"),
+                            ({"identifiers": "join"}, "unknown identifiers 'join'")]:
+        with pytest.raises(RagkitError, match=message):
+            Analyzer(**kwargs)
+    monkeypatch.setitem(sys.modules, "Stemmer", None)  # as if PyStemmer were not installed
+    with pytest.raises(RagkitError, match="needs the PyStemmer package"):
+        snowball_stemmer()
+    assert Analyzer("none", "en").tokens("the keys") == ["keys"], "without stemming PyStemmer is not needed"
