@@ -68,3 +68,27 @@ def test_bad_input_is_explained(monkeypatch):
     with pytest.raises(RagkitError, match="needs the PyStemmer package"):
         snowball_stemmer()
     assert Analyzer("none", "en").tokens("the keys") == ["keys"], "without stemming PyStemmer is not needed"
+
+
+def test_okapi_over_analyzed_terms_equals_rank_bm25(course_docs):
+    import rank_bm25
+
+    analyzer = Analyzer("snowball", "none", "split")
+    corpus = analyzer.tokens_of_all(doc.text for doc in course_docs if doc.lang == "en")
+    queries = analyzer.tokens_of_all(["rotating API keys", "boundary-layer studies", "refunds for annual plans"])
+    reference = rank_bm25.BM25Okapi(corpus, k1=1.5, b=0.75)
+    np.testing.assert_allclose(BM25Index(corpus, 1.5, 0.75, "okapi").scores(queries),
+                               np.array([reference.get_scores(q) for q in queries]), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("data", ["tests/fixtures/beir_tiny", "data"])
+def test_the_published_bm25_setting_runs_from_the_command_line(root, capsys, data):
+    import json
+
+    from ragkit.cli import main
+
+    settings = ["--set", "stemmer=snowball", "--set", "stopwords=en", "--set", "k1=1.2", "--set", "b=0.75"]
+    assert main(["eval", "--data", str(root / data), "--method", "bm25", "--split", "test" if "beir" in data
+                 else "dev", *settings, "--json"]) == 0
+    config = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["config"]
+    assert (config["stemmer"], config["stopwords"], config["k1"], config["b"]) == ("snowball", "en", 1.2, 0.75)

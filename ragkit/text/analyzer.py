@@ -65,10 +65,11 @@ class Analyzer:
 
     def tokens(self, text: str) -> list[str]:
         """The BM25 terms of one text."""
+        if self.identifiers == "split":  # cutting the text at - and / cuts every identifier there
+            text = JOINERS.sub(" ", text)
         words = word_tokens(text)
-        if self.identifiers == "split":
-            words = [part for word in words for part in JOINERS.split(word) if part]
-        words = [word for word in words if word not in self._stop]
+        if self._stop:
+            words = [word for word in words if word not in self._stop]
         return self._stem(words) if self._stem is not None else words
 
     def tokens_of_all(self, texts: Iterable[str]) -> list[list[str]]:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from ragkit.cache import cache_dir
 
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
 # A word: letters or digits, with ., -, _, / or : allowed inside (not at the ends) to keep identifiers whole.
@@ -53,12 +53,14 @@ def split_scripts(text: str) -> list[tuple[bool, str]]:
     [(False, 'API '), (True, '密钥'), (False, ' rotation')]
     """
     runs: list[tuple[bool, str]] = []
-    for char in text:
-        is_han = bool(HAN.match(char))
-        if runs and runs[-1][0] == is_han:
-            runs[-1] = (is_han, runs[-1][1] + char)
-        else:
-            runs.append((is_han, char))
+    end = 0
+    for match in HAN_RUN.finditer(text):  # one regular-expression pass, not a Python loop over characters
+        if match.start() > end:
+            runs.append((False, text[end:match.start()]))
+        runs.append((True, match.group()))
+        end = match.end()
+    if end < len(text):
+        runs.append((False, text[end:]))
     return runs
 
 
