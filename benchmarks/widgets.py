@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from ragkit import Pipeline, load_documents, load_queries
     from ragkit.widgets.bm25 import bm25_update
     from ragkit.widgets.fusion import fusion_update
+    from ragkit.widgets.mmr import mmr_update
     from ragkit.widgets.threshold import threshold_update
 
     docs = load_documents(ROOT / "data" / "corpus")
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                                                            fusion=("rrf", "weighted", "minmax", "zscore")[int(i) % 4])),
         "03 threshold": (lambda: pipe.configure(method="dense", fusion="rrf"),
                          lambda i: threshold_update(pipe, dev, 0.2 + 0.5 * float(i) / args.moves)),
+        "08 MMR: λ": (lambda: pipe.configure(method="hybrid", fusion="zscore", threshold=None),
+                      lambda i: mmr_update(pipe, dev, 0.1 + 0.9 * float(i) / args.moves)),
     }
     rows = []
     load_before = os.getloadavg()[0]

@@ -4,7 +4,7 @@
 and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
 the values it accepts; `check_config` (and the command line's `--set`) use it, so an unknown name lists the valid ones
 and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
-pipeline's caches follow it). Left out: knobs of stages that are not built yet (contextual retrieval, MMR,
+pipeline's caches follow it). Left out: knobs of stages that are not built yet (contextual retrieval,
 rerank): each is added here by the notebook that builds it.
 """
 
@@ -65,6 +65,11 @@ KNOBS: dict[str, Knob] = {
     "rrf_k": Knob("fusion", float, low=0, high=1000, meaning="RRF constant: 1 / (rrf_k + rank)"),
     "alpha": Knob("fusion", float, low=0, high=1, meaning="dense weight of weighted and score fusion"),
     "fusion_depth": Knob("fusion", int, low=1, optional=True, meaning="fuse only each list's top n; None: all"),
+    "mmr_lambda": Knob("diversify", float, low=0, high=1, optional=True, meaning="MMR: 1 pure relevance, 0 pure "
+                       "novelty; None: off"),
+    "mmr_fetch": Knob("diversify", int, low=1, meaning="MMR: how many of the best candidates it re-orders"),
+    "mmr_similarity": Knob("diversify", str, ("embedding", "metadata"), meaning="MMR: chunk similarity by "
+                           "cosine of embeddings, or 1 for the same document"),
     "threshold": Knob("refusal", float, optional=True, meaning="refuse when the best score is below it; None: off"),
 }
 
@@ -81,6 +86,7 @@ class PipelineConfig:
       analysis:  stemmer='snowball', stopwords='none', identifiers='split'
       retrieval: method='bm25', k1=0.9, b=0.75, bm25_idf='lucene'
       fusion:    fusion='zscore', rrf_k=60.0, alpha=0.5, fusion_depth=None
+      diversify: mmr_lambda=None, mmr_fetch=20, mmr_similarity='embedding'
       refusal:   threshold=None
     )
     """
@@ -103,6 +109,9 @@ class PipelineConfig:
     rrf_k: float = 60
     alpha: float = 0.5
     fusion_depth: int | None = None
+    mmr_lambda: float | None = None
+    mmr_fetch: int = 20
+    mmr_similarity: str = "embedding"
     threshold: float | None = None
 
     def __post_init__(self) -> None:
@@ -129,10 +138,15 @@ class PipelineConfig:
         return tuple(getattr(self, name) for name in names)
 
 
+MMR_FIELDS = ("mmr_lambda", "mmr_fetch", "mmr_similarity")
 ANALYZER_FIELDS = ("stemmer", "stopwords", "identifiers")  # in the order `ragkit.text.analyzer.Analyzer` takes them
 # the fusion fields each fusion reads (the pipeline's caches follow them)
 FUSION_FIELDS = {"rrf": ("rrf_k", "fusion_depth"), "weighted": ("alpha", "fusion_depth"),
                  "minmax": ("alpha", "fusion_depth"), "zscore": ("alpha", "fusion_depth")}
+BM25_FIELDS = (*ANALYZER_FIELDS, "bm25_idf", "k1", "b")
+# the fields each method's scores read, given the config (a hybrid reads only its own fusion's fields)
+SCORING_FIELDS = {"dense": lambda config: (), "bm25": lambda config: BM25_FIELDS,
+                  "hybrid": lambda config: (*BM25_FIELDS, "fusion", *FUSION_FIELDS[config.fusion])}
 STAGES: dict[str, tuple[str, ...]] = {}
 for _name, _knob in KNOBS.items():
     STAGES.setdefault(_knob.stage, ())

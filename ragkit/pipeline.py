@@ -3,15 +3,14 @@
 Data flows one way, and each arrow is a plain function in a stage subpackage:
 
     documents → chunks (ragkit.chunk) → dense vectors (ragkit.embed) and BM25 terms (ragkit.text, ragkit.index)
-    → candidate scores (ragkit.index) → fusion (ragkit.rank.fusion) → refusal (ragkit.rank.refuse)
-    → top-k → evaluation (ragkit.evaluate)
+    → candidate scores (ragkit.index) → fusion (ragkit.rank.fusion) → diversify (ragkit.rank.mmr)
+    → refusal (ragkit.rank.refuse) → top-k → evaluation (ragkit.evaluate)
 
-Every knob of every stage lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)`
-checks names and ranges. Each stage caches by exactly the fields it reads: chunks by the chunker (the function
-itself) and its fields; embeddings by the chunks and the model; BM25 statistics by the chunks, the analyzer
-and the IDF, its weights by `k1`, `b` too. So moving `k1`, `b`, `fusion`, `rrf_k`, `alpha` or `threshold`
-re-scores from memory; only a chunking change re-chunks and re-embeds. `using(**changes)` gives a variant that
-shares the caches. Left out: generation, and notebooks 07–09's stages (contextual retrieval, MMR, rerank).
+Every knob lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)` checks names and
+ranges. Each stage caches by exactly the fields it reads (chunks by the chunker function and its fields,
+embeddings by the chunks and the model, BM25 statistics by the chunks, analyzer and IDF), so moving `k1`,
+`b`, a fusion knob, `mmr_lambda` or `threshold` re-scores from memory, and only a chunking change re-chunks
+and re-embeds. `using(**changes)` gives a variant that shares the caches. Left out: generation, and the stages of notebooks 07 and 09 (contextual retrieval, rerank).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from ragkit.cache import StageCache
 from ragkit.chunk.base import Chunk, whole_document_chunks
 from ragkit.chunk.parent_child import parent_rankings, parents_by_child
 from ragkit.chunk.registry import SIZES, Chunker, default_chunkers
-from ragkit.config import ANALYZER_FIELDS, FUSION_FIELDS, KNOBS, PipelineConfig
+from ragkit.config import ANALYZER_FIELDS, KNOBS, MMR_FIELDS, SCORING_FIELDS, PipelineConfig
 from ragkit.corpus import Document, Query
 from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError, check_query
@@ -35,13 +34,14 @@ from ragkit.evaluate.tables import DEFAULT_METRICS, parse_metric, per_query_metr
 from ragkit.index.bm25 import BM25Index
 from ragkit.index.exact import cosine_scores, top_k
 from ragkit.rank.fusion import RANK_FUSIONS, fuse, fuse_ranks
+from ragkit.rank.mmr import mmr_rerank
 from ragkit.rank.rank_fusion import ranks_from_scores
 from ragkit.rank.refuse import refusals
 from ragkit.text.analyzer import Analyzer
 
 
 class Pipeline:
-    """Documents → chunks → embeddings and BM25 → scores → fusion → refusal → rankings, every stage cached.
+    """Documents → chunks → embeddings and BM25 → scores → fusion → MMR → refusal → rankings, every stage cached.
 
     >>> from ragkit.corpus import load_documents
     >>> pipe = Pipeline(load_documents("data/corpus"), method="bm25", k1=1.2)
@@ -57,6 +57,7 @@ class Pipeline:
             raise RagkitError("the corpus is empty: give the pipeline at least one document")
         self.docs = list(docs)
         self.encoder = encoder or Encoder()
+        self.model_name = getattr(self.encoder, "model_name", type(self.encoder).__name__)  # in embedding keys
         self.chunkers: dict[str, Chunker] = default_chunkers()
         self.cache = StageCache(size=32)  # a widget re-scores one query set many times: keep recent results
         self.runs = self.cache.runs  # how often each stage has computed (not served from its cache)
@@ -64,10 +65,8 @@ class Pipeline:
         self.configure(**changes)
 
     def configure(self, **changes) -> Pipeline:
-        """Change knobs in place; caches stay valid for what did not change. Returns the pipeline.
-
-        An unknown name or a value out of range raises `RagkitError` and leaves the config as it was.
-        """
+        """Change knobs in place (caches stay valid for what did not change); returns the pipeline. An unknown
+        name or a value out of range raises `RagkitError` and leaves the config as it was."""
         config = self.config.updated(**changes)
         if config.chunker not in self.chunkers:
             raise RagkitError(f"unknown chunker {config.chunker!r}; choose one of {', '.join(sorted(self.chunkers))}")
@@ -88,11 +87,6 @@ class Pipeline:
         return self
 
     @property
-    def model_name(self) -> str:
-        """The encoder's model name (part of every key that depends on embeddings)."""
-        return getattr(self.encoder, "model_name", type(self.encoder).__name__)
-
-    @property
     def chunk_key(self) -> tuple:
         """What the chunks depend on: the chunker's name and function, and the fields it reads."""
         config = self.config
@@ -111,7 +105,7 @@ class Pipeline:
     @property
     def chunk_embeddings(self) -> np.ndarray:
         return self.cache.stage(("embeddings", self.chunk_key, self.model_name),
-                           lambda: self.encoder.encode([chunk.text for chunk in self.chunks], desc="chunks"))
+                                lambda: self.encoder.encode([chunk.text for chunk in self.chunks], desc="chunks"))
 
     @property
     def bm25_index(self) -> BM25Index:
@@ -123,10 +117,8 @@ class Pipeline:
 
     def score_key(self, method: str | None = None) -> tuple:
         """What a method's scores depend on (default: the configured one): chunks, model, the fields it reads."""
-        config, method = self.config, method or self.config.method
-        bm25 = config.values((*ANALYZER_FIELDS, "bm25_idf", "k1", "b"))
-        reads = {"dense": (), "bm25": bm25, "hybrid": (*bm25, config.fusion, *config.values(FUSION_FIELDS[config.fusion]))}
-        return (self.chunk_key, self.model_name, method, reads[method])
+        method = method or self.config.method
+        return (self.chunk_key, self.model_name, method, self.config.values(SCORING_FIELDS[method](self.config)))
 
     def terms(self, text: str) -> list[str]:
         """BM25's terms of one text under the analyzer knobs (`ragkit.text.analyzer`), cached: a slider
@@ -135,7 +127,7 @@ class Pipeline:
         analyzer = self.cache.stage(("analyzer", fields), lambda: Analyzer(*fields))
         return self.cache.stage(("terms", fields, text), lambda: analyzer.tokens(text))
 
-    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:  # unit vectors, one row per query
         return self.encoder.encode([check_query(query) for query in queries], desc="queries")
 
     def dense_scores(self, queries: Sequence[str]) -> np.ndarray:
@@ -175,29 +167,37 @@ class Pipeline:
             return np.zeros(len(scores), dtype=bool)
         return refusals(scores.max(axis=1), self.config.threshold, low=-np.inf, high=np.inf)
 
+    def ranked_indices(self, scores: np.ndarray, depth: int) -> list[np.ndarray]:
+        """Per query, the indices of its best `depth` chunks after MMR (`mmr_lambda`); none when refused."""
+        config, refused = self.config, self.refused(scores)
+        fetch = config.mmr_fetch if config.mmr_lambda is not None else 0
+        best = top_k(scores, min(max(depth, fetch), scores.shape[1]))
+        if config.mmr_lambda is not None:  # the diversify stage: re-order each query's first mmr_fetch
+            vectors = self.chunk_embeddings if config.mmr_similarity == "embedding" else None
+            best = mmr_rerank(best, scores, vectors, [chunk.doc_id for chunk in self.chunks], config.mmr_lambda,
+                              fetch)
+        return [row[:0] if no else row[:depth] for row, no in zip(best, refused, strict=True)]
+
     def _rank(self, scores: np.ndarray, depth: int) -> list[list[Chunk]]:
-        chunks, refused = self.chunks, self.refused(scores)
-        best = top_k(scores, min(depth, scores.shape[1]))
-        rankings = [[] if no else [chunks[i] for i in row] for row, no in zip(best, refused, strict=True)]
+        chunks = self.chunks
+        rankings = [[chunks[i] for i in row] for row in self.ranked_indices(scores, depth)]
         if self.config.chunker == "parent-child" and self.config.chunk_size is not None:
-            rankings = parent_rankings(rankings, self.parents_by_child())  # de-duplicated: may be shorter
+            config = self.config  # the parent-child chunker searches children and returns their parents
+            parents = self.cache.stage(("parents", self.chunk_key), lambda: parents_by_child(
+                self.docs, self.chunks, config.chunk_size, config.chunk_overlap))
+            rankings = parent_rankings(rankings, parents)  # de-duplicated: may be shorter
         return rankings
 
     def search(self, query: str, k: int = 5) -> list[tuple[Chunk, float]]:
-        """The top `k` chunks for one query with their scores; empty when the query is refused."""
+        """The top `k` chunks for one query with their first-stage scores; empty when the query is refused."""
         scores = self.scores([check_query(query)])
-        best = top_k(scores[0], k)
-        return [] if self.refused(scores)[0] else [(self.chunks[i], float(scores[0, i])) for i in best]
+        top_k(scores[0], k)  # the same clear error as everywhere when k is larger than the corpus
+        chunks = self.chunks
+        return [(chunks[i], float(scores[0, i])) for i in self.ranked_indices(scores, k)[0]]
 
     def rankings(self, queries: Sequence[str], depth: int = 100) -> list[list[Chunk]]:
         """For each query, up to `depth` chunks best first (fewer for a small corpus; none when refused)."""
         return self._rank(self.scores(queries), depth) if queries else []
-
-    def parents_by_child(self) -> dict[str, Chunk]:
-        """Parent-child chunking: child chunk id → its parent section chunk."""
-        config = self.config
-        return self.cache.stage(("parents", self.chunk_key), lambda: parents_by_child(
-            self.docs, self.chunks, config.chunk_size, config.chunk_overlap))
 
     def evaluate(self, queries: Sequence[Query], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
         """One row per query: its metrics (`ragkit.evaluate.tables.per_query_metrics`), its best score and
@@ -216,5 +216,5 @@ class Pipeline:
             return rows.assign(top_score=scores.max(axis=1), refused=self.refused(scores))
 
         # a widget shows several variants and re-evaluates only the ones whose knobs moved
-        key = (self.score_key(), self.config.threshold, labels, tuple(metrics))
+        key = (self.score_key(), self.config.values((*MMR_FIELDS, "threshold")), labels, tuple(metrics))
         return self.cache.recent(("evaluate", key), table)

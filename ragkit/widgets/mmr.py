@@ -1,0 +1,119 @@
+"""Notebook 08's measures and λ slider: relevance against diversity as MMR's `mmr_lambda` moves.
+
+`diversity_table` scores one pipeline's rankings per query (recall@5, α-nDCG@10, distinct documents and
+intra-list similarity of the top 5); `tradeoff_point` reduces it to the two numbers the curve plots: relevance
+(recall@5 on the focused query types) and diversity (α-nDCG@10 on the `multi` queries, whose quotes come from
+several documents). The slider calls `mmr_update`, which sets `pipe.configure(mmr_lambda=...)`; nothing is
+embedded again. Left out: choosing λ per query type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ragkit.corpus import Query
+from ragkit.errors import RagkitError
+from ragkit.evaluate.diversity import alpha_dcg, distinct_documents, ideal_hits, intra_list_similarity
+from ragkit.evaluate.metrics import recall_at_k
+from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
+
+FOCUSED = ("keyword", "paraphrase", "context", "temporal", "multilingual")
+
+
+def diversity_table(pipe, queries: Sequence[Query], k: int = 5, depth: int = 10) -> pd.DataFrame:
+    """One row per answerable query: id, type, lang, recall@k, α-nDCG@depth, distinct documents and intra-list
+    similarity of the top k, under the pipeline's current config.
+
+    >>> diversity_table(pipe.using(mmr_lambda=0.5), dev).columns.tolist()  # doctest: +SKIP
+    ['query_id', 'type', 'lang', 'recall@5', 'alpha-ndcg@10', 'distinct docs@5', 'similarity@5']
+    """
+    queries = [query for query in queries if query.evidence]
+    if not queries:
+        raise RagkitError("no answerable queries: diversity is measured over evidence quotes")
+    judgments = judgments_from_queries(queries, pipe.docs)
+    chunks, embeddings, chunk_key = pipe.chunks, pipe.chunk_embeddings, pipe.chunk_key
+    position = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
+    rows = []
+    for query, judgment, ranking in zip(queries, judgments, pipe.rankings([q.text for q in queries], depth),
+                                        strict=True):
+        hits = ranking_hits(ranking, judgment)
+        # the ideal ranking depends on the chunks and the labels only, not on λ: computed once per query
+        ideal = pipe.cache.stage(("ideal alpha-dcg", chunk_key, query.query_id, query.evidence, depth),
+                                 lambda judgment=judgment: alpha_dcg(ideal_hits(
+                                     [hit for hit in ranking_hits(chunks, judgment) if hit], depth), depth))
+        vectors = embeddings[[position[chunk.chunk_id] for chunk in ranking[:k]]]
+        rows.append({"query_id": query.query_id, "type": query.type, "lang": query.lang,
+                     f"recall@{k}": recall_at_k(hits, len(judgment.targets), k),
+                     f"alpha-ndcg@{depth}": alpha_dcg(hits, depth) / ideal,
+                     f"distinct docs@{k}": distinct_documents([chunk.doc_id for chunk in ranking], k),
+                     f"similarity@{k}": intra_list_similarity(vectors)})
+    return pd.DataFrame(rows)
+
+
+def tradeoff_point(pipe, queries: Sequence[Query]) -> dict[str, float]:
+    """Relevance (mean recall@5 of the focused types) and diversity (mean α-nDCG@10 of `multi` queries).
+
+    >>> tradeoff_point(pipe, dev)  # doctest: +SKIP
+    {'relevance': 0.523, 'diversity': 0.402}
+    """
+    table = diversity_table(pipe, queries)
+    multi = table["type"] == "multi"
+    if not multi.any() or multi.all():
+        raise RagkitError("the curve needs both multi queries and focused ones")
+    return {"relevance": float(table.loc[table["type"].isin(FOCUSED), "recall@5"].mean()),
+            "diversity": float(table.loc[multi, "alpha-ndcg@10"].mean())}
+
+
+def mmr_update(pipe, queries: Sequence[Query], lambda_: float | None) -> dict[str, float]:
+    """The slider's callback: `pipe.configure(mmr_lambda=lambda_)`, then `tradeoff_point`.
+
+    >>> mmr_update(pipe, dev, 0.5)["diversity"]  # doctest: +SKIP
+    0.43
+    """
+    pipe.configure(mmr_lambda=lambda_)
+    return tradeoff_point(pipe, queries)
+
+
+def lambda_curve(pipe, queries: Sequence[Query], lambdas: Sequence[float]) -> pd.DataFrame:
+    """`tradeoff_point` for each λ (a variant of `pipe` each; `pipe` itself is unchanged), and without MMR.
+
+    >>> lambda_curve(pipe, dev, [0.3, 0.7]).index.tolist()  # doctest: +SKIP
+    ["off", 0.3, 0.7]
+    """
+    points = {"off": tradeoff_point(pipe.using(mmr_lambda=None), queries)}
+    points.update({float(value): tradeoff_point(pipe.using(mmr_lambda=float(value)), queries) for value in lambdas})
+    return pd.DataFrame(points).T.rename_axis("mmr_lambda")
+
+
+def mmr_widget(pipe, queries: Sequence[Query], lambdas: Sequence[float], value: float = 0.7):
+    """A λ slider over the relevance-diversity curve of `lambda_curve`; the current λ is marked."""
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    curve = lambda_curve(pipe, queries, lambdas)
+    slider = widgets.FloatSlider(value=value, min=float(min(lambdas)), max=float(max(lambdas)),
+                                 step=float(np.min(np.diff(sorted(lambdas)))), description="λ",
+                                 continuous_update=False)
+    output = widgets.Output()
+
+    def redraw(_change=None) -> None:
+        point = mmr_update(pipe, queries, slider.value)
+        with output:
+            output.clear_output(wait=True)
+            fig, ax = plt.subplots(figsize=(6, 3.6))
+            mmr = curve.drop(index="off")
+            ax.plot(mmr["relevance"], mmr["diversity"], "o-", color="#7570b3", label="MMR, λ from the grid")
+            ax.plot(*curve.loc["off"], "s", color="#333333", label="no MMR")
+            ax.plot(point["relevance"], point["diversity"], "*", markersize=16, color="#d95f02",
+                    label=f"pipe: λ = {slider.value:.2f}")
+            ax.set(xlabel="relevance: recall@5, focused queries", ylabel="diversity: α-nDCG@10, multi queries")
+            ax.legend(fontsize=8)
+            plt.tight_layout()
+            plt.show()
+
+    slider.observe(redraw, names="value")
+    redraw()
+    return widgets.VBox([slider, output])
