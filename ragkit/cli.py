@@ -1,4 +1,4 @@
-"""Command line: `python -m ragkit data check` and `python -m ragkit eval`.
+"""Command line: `python -m ragkit data check`, `python -m ragkit eval` and `python -m ragkit contextualize`.
 
 `eval` runs one retrieval method over the course data or any BEIR-format folder and prints the metrics;
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `queries`, `metrics`, `seconds`).
@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     data = commands.add_parser("data", help="check the course data")
     data.add_argument("action", choices=["check"])
     data.add_argument("--data", default="data", help="data folder (default: data)")
+    situate = commands.add_parser("contextualize", help="situating contexts for every chunk (notebook 07)")
+    situate.add_argument("--data", default="data", help="course data folder (default: data)")
+    situate.add_argument("--chunk-size", type=int, default=800, help="characters per chunk (default: 800)")
+    situate.add_argument("--chunk-overlap", type=int, default=100, help="overlap (default: 100)")
     evaluate = commands.add_parser("eval", help="evaluate a retrieval method")
     evaluate.add_argument("--data", default="data", help="course data folder or a BEIR-format folder")
     evaluate.add_argument("--method", help="retrieval method: dense, bm25 or hybrid (default: dense)")
@@ -112,6 +116,32 @@ def build_parser() -> argparse.ArgumentParser:
                                + ", ".join(KNOBS) + ")")
     evaluate.add_argument("--json", action="store_true", help="end with one JSON line")
     return parser
+
+
+def contextualize(folder: str, chunk_size: int, chunk_overlap: int) -> dict[str, int]:
+    """Make sure every chunk of the course data has a situating context: replayed when recorded, asked of the
+    configured server otherwise (`RAGKIT_LLM_MODE=record` keeps the new ones). Returns the counts.
+
+    >>> contextualize("data", 800, 100)  # doctest: +SKIP
+    {'chunks': 382, 'recorded before': 382, 'written now': 0}
+    """
+    from tqdm import tqdm
+
+    from ragkit.chunk.context import contextual_texts
+    from ragkit.embed.model import show_progress
+    from ragkit.llm.client import LanguageModel, load_recordings
+    from ragkit.llm.prompts import prompt_key, situate_prompt
+
+    docs = load_documents(Path(folder) / "corpus")
+    pipe = Pipeline(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    model, by_id = LanguageModel(), {doc.doc_id: doc for doc in docs}
+    known = load_recordings(model.recordings) if model.recordings.is_dir() else {}
+    new = 0
+    for chunk in tqdm(pipe.chunks, desc="situating contexts", disable=not show_progress()):
+        doc = by_id[chunk.doc_id]
+        new += prompt_key(situate_prompt(doc.text, chunk.text, doc.lang)) not in known
+        contextual_texts(docs, [chunk], "llm", model)
+    return {"chunks": len(pipe.chunks), "recorded before": len(pipe.chunks) - new, "written now": new}
 
 
 def print_check(folder: str) -> int:
@@ -139,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "data":
             return print_check(args.data)
+        if args.command == "contextualize":
+            counts = contextualize(args.data, args.chunk_size, args.chunk_overlap)
+            print(", ".join(f"{value} {name}" for name, value in counts.items()))
+            return 0
         if args.k < 1:
             raise RagkitError(f"--k must be at least 1, got {args.k}")
         result = run_eval(args.data, args.method, args.split, args.k, args.settings)

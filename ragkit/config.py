@@ -4,8 +4,8 @@
 and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
 the values it accepts; `check_config` (and the command line's `--set`) use it, so an unknown name lists the valid ones
 and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
-pipeline's caches follow it). Left out: knobs of stages that are not built yet (contextual retrieval,
-rerank): each is added here by the notebook that builds it.
+pipeline's caches follow it). Left out: knobs of stages that are not built yet (rerank, notebook 09): each
+is added here by the notebook that builds it.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ KNOBS: dict[str, Knob] = {
                             "(None: the rule's default)"),
     "semantic_window": Knob("chunking", int, low=1, high=20, meaning="semantic chunking: sentences per side"),
     "semantic_min_size": Knob("chunking", int, low=0, meaning="semantic chunking: smallest chunk in characters"),
+    "context": Knob("context", str, ("none", "headers", "llm"), meaning="what the indexes read before each chunk: "
+                    "nothing, its title and section, or a language model's situating context"),
     "stemmer": Knob("analysis", str, ("none", "snowball"), meaning="BM25 analyzer: Snowball stemming of words"),
     "stopwords": Knob("analysis", str, ("none", "en"), meaning="BM25 analyzer: drop Lucene's 33 English stop words"),
     "identifiers": Knob("analysis", str, ("whole", "split"), meaning="BM25 analyzer: keep TS-203 or v2/sessions "
@@ -83,6 +85,7 @@ class PipelineConfig:
     >>> print(PipelineConfig(method="bm25", k1=0.9))  # doctest: +ELLIPSIS
     PipelineConfig(
       chunking:  chunker='fixed', chunk_size=800, chunk_overlap=100, ...
+      context:   context='none'
       analysis:  stemmer='snowball', stopwords='none', identifiers='split'
       retrieval: method='bm25', k1=0.9, b=0.75, bm25_idf='lucene'
       fusion:    fusion='zscore', rrf_k=60.0, alpha=0.5, fusion_depth=None
@@ -98,6 +101,7 @@ class PipelineConfig:
     semantic_amount: float | None = None
     semantic_window: int = 3
     semantic_min_size: int = 200
+    context: str = "none"
     stemmer: str = "snowball"
     stopwords: str = "none"
     identifiers: str = "split"
@@ -145,8 +149,8 @@ FUSION_FIELDS = {"rrf": ("rrf_k", "fusion_depth"), "weighted": ("alpha", "fusion
                  "minmax": ("alpha", "fusion_depth"), "zscore": ("alpha", "fusion_depth")}
 BM25_FIELDS = (*ANALYZER_FIELDS, "bm25_idf", "k1", "b")
 # the fields each method's scores read, given the config (a hybrid reads only its own fusion's fields)
-SCORING_FIELDS = {"dense": lambda config: (), "bm25": lambda config: BM25_FIELDS,
-                  "hybrid": lambda config: (*BM25_FIELDS, "fusion", *FUSION_FIELDS[config.fusion])}
+SCORING_FIELDS = {"dense": lambda config: ("context",), "bm25": lambda config: ("context", *BM25_FIELDS),
+                  "hybrid": lambda config: ("context", *BM25_FIELDS, "fusion", *FUSION_FIELDS[config.fusion])}
 STAGES: dict[str, tuple[str, ...]] = {}
 for _name, _knob in KNOBS.items():
     STAGES.setdefault(_knob.stage, ())

@@ -2,7 +2,7 @@
 
 Data flows one way, and each arrow is a plain function in a stage subpackage:
 
-    documents → chunks (ragkit.chunk) → dense vectors (ragkit.embed) and BM25 terms (ragkit.text, ragkit.index)
+    documents → chunks and their context (ragkit.chunk) → dense vectors (ragkit.embed) and BM25 terms (ragkit.text, ragkit.index)
     → candidate scores (ragkit.index) → fusion (ragkit.rank.fusion) → diversify (ragkit.rank.mmr)
     → refusal (ragkit.rank.refuse) → top-k → evaluation (ragkit.evaluate)
 
@@ -10,7 +10,7 @@ Every knob lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**
 ranges. Each stage caches by exactly the fields it reads (chunks by the chunker function and its fields,
 embeddings by the chunks and the model, BM25 statistics by the chunks, analyzer and IDF), so moving `k1`,
 `b`, a fusion knob, `mmr_lambda` or `threshold` re-scores from memory, and only a chunking change re-chunks
-and re-embeds. `using(**changes)` gives a variant that shares the caches. Left out: generation, and the stages of notebooks 07 and 09 (contextual retrieval, rerank).
+and re-embeds. `using(**changes)` gives a variant that shares the caches. Left out: generation, and the rerank stage of notebook 09.
 """
 
 from __future__ import annotations
@@ -23,16 +23,18 @@ import pandas as pd
 
 from ragkit.cache import StageCache
 from ragkit.chunk.base import Chunk, whole_document_chunks
+from ragkit.chunk.context import contextual_texts
 from ragkit.chunk.parent_child import parent_rankings, parents_by_child
 from ragkit.chunk.registry import SIZES, Chunker, default_chunkers
 from ragkit.config import ANALYZER_FIELDS, KNOBS, MMR_FIELDS, SCORING_FIELDS, PipelineConfig
 from ragkit.corpus import Document, Query
 from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError, check_query
-from ragkit.evaluate.relevance import judgments_from_queries
-from ragkit.evaluate.tables import DEFAULT_METRICS, parse_metric, per_query_metrics
+from ragkit.evaluate.runs import evaluate_pipeline
+from ragkit.evaluate.tables import DEFAULT_METRICS
 from ragkit.index.bm25 import BM25Index
 from ragkit.index.exact import cosine_scores, top_k
+from ragkit.llm.client import LanguageModel
 from ragkit.rank.fusion import RANK_FUSIONS, fuse, fuse_ranks
 from ragkit.rank.mmr import mmr_rerank
 from ragkit.rank.rank_fusion import ranks_from_scores
@@ -52,12 +54,13 @@ class Pipeline:
     """
 
     def __init__(self, docs: Sequence[Document], config: PipelineConfig | None = None,
-                 encoder: Encoder | None = None, **changes):
+                 encoder: Encoder | None = None, language_model: LanguageModel | None = None, **changes):
         if not docs:
             raise RagkitError("the corpus is empty: give the pipeline at least one document")
         self.docs = list(docs)
         self.encoder = encoder or Encoder()
         self.model_name = getattr(self.encoder, "model_name", type(self.encoder).__name__)  # in embedding keys
+        self.language_model = language_model or LanguageModel()  # situating contexts (replayed by default)
         self.chunkers: dict[str, Chunker] = default_chunkers()
         self.cache = StageCache(size=32)  # a widget re-scores one query set many times: keep recent results
         self.runs = self.cache.runs  # how often each stage has computed (not served from its cache)
@@ -103,22 +106,33 @@ class Pipeline:
                                 self.chunkers[config.chunker].chunk(self.docs, config, self.encoder))
 
     @property
+    def indexed_texts(self) -> list[str]:
+        """What the indexes read: each chunk after its `context` (`ragkit.chunk.context`)."""
+        context = self.config.context
+        return self.cache.stage(("indexed texts", self.chunk_key, context), lambda: contextual_texts(
+            self.docs, self.chunks, context, self.language_model))
+
+    @property
     def chunk_embeddings(self) -> np.ndarray:
-        return self.cache.stage(("embeddings", self.chunk_key, self.model_name),
-                                lambda: self.encoder.encode([chunk.text for chunk in self.chunks], desc="chunks"))
+        return self.cache.stage(("embeddings", self.chunk_key, self.config.context, self.model_name),
+                                lambda: self.encoder.encode(self.indexed_texts, desc="chunks"))
 
     @property
     def bm25_index(self) -> BM25Index:
         """BM25 term statistics of the analyzed chunks (`bm25_idf`); `k1` and `b` re-weight them, no rebuild."""
         config = self.config
-        return self.cache.stage(("bm25 index", self.chunk_key, config.values(ANALYZER_FIELDS), config.bm25_idf),
-                                lambda: BM25Index([self.terms(chunk.text) for chunk in self.chunks], config.k1,
-                                                  config.b, config.bm25_idf))
+        return self.cache.stage(("bm25 index", self.chunk_key, config.values(("context", *ANALYZER_FIELDS)),
+                                 config.bm25_idf), lambda: BM25Index([self.terms(text) for text in self.indexed_texts],
+                                                                     config.k1, config.b, config.bm25_idf))
 
     def score_key(self, method: str | None = None) -> tuple:
         """What a method's scores depend on (default: the configured one): chunks, model, the fields it reads."""
         method = method or self.config.method
         return (self.chunk_key, self.model_name, method, self.config.values(SCORING_FIELDS[method](self.config)))
+
+    def ranking_key(self) -> tuple:
+        """What the rankings depend on: the scores, then MMR and refusal."""
+        return (self.score_key(), self.config.values((*MMR_FIELDS, "threshold")))
 
     def terms(self, text: str) -> list[str]:
         """BM25's terms of one text under the analyzer knobs (`ragkit.text.analyzer`), cached: a slider
@@ -178,7 +192,8 @@ class Pipeline:
                               fetch)
         return [row[:0] if no else row[:depth] for row, no in zip(best, refused, strict=True)]
 
-    def _rank(self, scores: np.ndarray, depth: int) -> list[list[Chunk]]:
+    def rank_chunks(self, scores: np.ndarray, depth: int) -> list[list[Chunk]]:
+        """Per query, its best `depth` chunks (parents, for parent-child chunking) from a score matrix."""
         chunks = self.chunks
         rankings = [[chunks[i] for i in row] for row in self.ranked_indices(scores, depth)]
         if self.config.chunker == "parent-child" and self.config.chunk_size is not None:
@@ -197,24 +212,9 @@ class Pipeline:
 
     def rankings(self, queries: Sequence[str], depth: int = 100) -> list[list[Chunk]]:
         """For each query, up to `depth` chunks best first (fewer for a small corpus; none when refused)."""
-        return self._rank(self.scores(queries), depth) if queries else []
+        return self.rank_chunks(self.scores(queries), depth) if queries else []
 
     def evaluate(self, queries: Sequence[Query], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
-        """One row per query: its metrics (`ragkit.evaluate.tables.per_query_metrics`), its best score and
-        whether it was refused. Unanswerable queries get NaN ranking metrics; `summarize` skips them."""
-        depth = max(parse_metric(metric)[1] for metric in metrics)
-        if not queries:
-            raise RagkitError("no queries to evaluate")
-        # queries are frozen: their identities name them. The cache keeps them alive, so no id is reused.
-        labels = tuple(map(id, queries))
-        _, judgments = self.cache.stage(("judgments", labels),
-                                        lambda: (tuple(queries), judgments_from_queries(queries, self.docs)))
-
-        def table() -> pd.DataFrame:
-            scores = self.scores([query.text for query in queries])
-            rows = per_query_metrics(self._rank(scores, depth), judgments, metrics)
-            return rows.assign(top_score=scores.max(axis=1), refused=self.refused(scores))
-
-        # a widget shows several variants and re-evaluates only the ones whose knobs moved
-        key = (self.score_key(), self.config.values((*MMR_FIELDS, "threshold")), labels, tuple(metrics))
-        return self.cache.recent(("evaluate", key), table)
+        """One row per query with its metrics, best score and refusal (`ragkit.evaluate.runs`). Unanswerable
+        queries get NaN ranking metrics; `summarize` skips them."""
+        return evaluate_pipeline(self, queries, metrics)

@@ -49,6 +49,7 @@ def test_eval_json_on_the_course_data(root, capsys):
     (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "b=2"], "b=2.0 is out of range: b (BM25 length"),
     (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "k1=fast"], "k1='fast' is not a number"),
     (["eval", "--data", "data", "--set", "chunk_overlap=900"], "chunk_overlap=900 must be smaller than chunk_size"),
+    (["eval", "--data", "tests/fixtures/beir_tiny", "--set", "context=llm"], "nothing recorded for this prompt"),
     (["eval", "--data", "tests/fixtures/beir_tiny", "--split", "train"], "train.tsv: no such qrels file"),
     (["eval", "--data", "tests/fixtures/beir_tiny", "--k", "0"], "--k must be at least 1"),
 ])

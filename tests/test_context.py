@@ -1,6 +1,7 @@
-"""Context assembly: merging neighbours rebuilds the document's text exactly, packing respects the budget,
-and the edges order keeps every chunk once with the best at both ends."""
+"""Context assembly for the prompt (merge, pack, order), and contextual chunks for the indexes: headers and
+recorded situating contexts, and the check of the recordings."""
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,3 +34,51 @@ def test_pack_and_order_by_hand():
         pack(chunks, budget=0)
     with pytest.raises(RagkitError, match="unknown order 'middle'"):
         order_for_prompt(chunks, "middle")
+
+
+def test_contextual_chunks_in_the_pipeline(course_docs, course_queries, encoder, tmp_path):
+    from ragkit.chunk.context import contextual_texts
+    from ragkit.llm.client import LanguageModel
+    from ragkit.pipeline import Pipeline
+
+    pipe = Pipeline(course_docs, encoder=encoder, method="bm25")
+    plain = pipe.indexed_texts
+    llm = pipe.using(context="llm")
+    assert [t.split("\n\n", 1)[1] for t in llm.indexed_texts] == plain, "context, a blank line, then the chunk"
+    assert llm.chunks is pipe.chunks, "the chunks and their offsets do not change"
+    headers = pipe.using(context="headers").indexed_texts
+    assert headers[0].startswith(course_docs[0].title), "the model-free baseline starts with the document's title"
+    query = ["quarterly revenue Q2 2025"]
+    assert not np.array_equal(pipe.scores(query), llm.scores(query)), "BM25 reads the contexts"
+    empty = LanguageModel("replay", recordings=tmp_path)
+    with pytest.raises(RagkitError, match=r"nothing recorded for this prompt \(a situating context"):
+        contextual_texts(course_docs[:1], pipe.chunks[:1], "llm", empty)
+    with pytest.raises(RagkitError, match="unknown context 'summary'"):
+        contextual_texts(course_docs[:1], pipe.chunks[:1], "summary")
+
+
+def test_recorded_contexts_are_checked(tmp_path, course_docs):
+    import json
+    import shutil
+
+    from ragkit.evaluate.recordcheck import check_contexts, sentences
+
+    assert (sentences("One. Two! Three?"), sentences("一。二。"), sentences("no full stop")) == (3, 2, 1)
+    folder = tmp_path / "data"
+    (folder / "corpus").mkdir(parents=True)
+    shutil.copy(course_docs[0].path, folder / "corpus")
+    (folder / "llm").mkdir()
+    problems = []
+    check_contexts(folder, problems)
+    assert problems == [f"{folder / 'llm' / 'situating-contexts.jsonl'}: missing: the recorded situating contexts"]
+    lines = [json.loads(line) for line in open("data/llm/situating-contexts.jsonl", encoding="utf-8")]
+    mine = [line for line in lines if line["chunk_id"].split("#")[0] == course_docs[0].doc_id]
+    mine[0]["response"] = "One. Two. Three. Four."
+    (folder / "llm" / "situating-contexts.jsonl").write_text("\n".join(json.dumps(m) for m in mine[1:] + mine[:1]))
+    problems = []
+    assert check_contexts(folder, problems) == len(mine)
+    assert len(problems) == 1 and "a context of 4 sentences" in problems[0], problems
+    (folder / "llm" / "situating-contexts.jsonl").write_text("\n".join(json.dumps(m) for m in mine[1:]))
+    problems = []
+    check_contexts(folder, problems)
+    assert len(problems) == 1 and f"chunk {mine[0]['chunk_id']}" in problems[0] and "has 0 recorded" in problems[0]

@@ -17,6 +17,7 @@ from pathlib import Path
 from ragkit.corpus import REQUIRED_FIELDS, parse_front_matter
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datastats import data_statistics
+from ragkit.evaluate.recordcheck import check_contexts
 from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
@@ -165,6 +166,8 @@ def check_data(folder: str | Path, minimums: dict | None = None) -> tuple[list[s
     docs = check_documents(folder / "corpus", problems)
     records = check_queries(folder / "queries.jsonl", docs, problems)
     stats = data_statistics(docs, records)
+    if (folder / "llm").is_dir():  # the recorded language-model responses of notebook 07
+        check_contexts(folder, problems)
     totals = stats["totals"]
     for name, value in totals.items():
         if name in minimums and value < minimums[name]:

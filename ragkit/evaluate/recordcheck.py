@@ -1,0 +1,74 @@
+"""Check the recorded language-model responses in `data/llm/` against the chunks they were written for.
+
+The situating contexts of notebook 07 were recorded for the chunkings in `RECORDED_CHUNKINGS` (chunk size,
+overlap). Every chunk of each must have exactly one recorded context, filed under the key of its prompt, and
+each context must be 1 to 3 sentences. `python -m ragkit data check` runs this when `data/llm/` exists.
+Left out: judging whether a context is true to its document (people read samples: see data/llm/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+from ragkit.chunk.base import chunk_corpus
+from ragkit.chunk.fixed import fixed_size_chunks
+from ragkit.corpus import load_documents
+from ragkit.errors import RagkitError
+from ragkit.llm.prompts import prompt_key, situate_prompt
+
+RECORDED_CHUNKINGS = ((800, 100),)
+CONTEXTS_FILE = "situating-contexts.jsonl"
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+
+
+def sentences(text: str) -> int:
+    """How many sentences a context has (a final sentence without its full stop still counts).
+
+    >>> sentences("From the 2025 price book. It covers refunds."), sentences("本段出自价格手册。涵盖退款")
+    (2, 2)
+    """
+    ends = len(SENTENCE_END.findall(text.strip()))
+    return ends + (0 if SENTENCE_END.search(text.strip()[-1:] or ".") else 1)
+
+
+def check_contexts(folder: str | Path, problems: list[str]) -> int:
+    """Append a problem for every chunk without exactly one recorded context, and for every context that is not
+    1 to 3 sentences; returns how many contexts were checked.
+
+    >>> check_contexts("data", problems := [])  # doctest: +SKIP
+    382
+    """
+    folder = Path(folder)
+    path = folder / "llm" / CONTEXTS_FILE
+    if not path.is_file():
+        problems.append(f"{path}: missing: the recorded situating contexts")
+        return 0
+    records = {}
+    keys: Counter[str] = Counter()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            record = json.loads(line)
+            keys[record["key"]] += 1
+            records[record["key"]] = (number, record["response"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            problems.append(f"{path}:{number}: not a JSON object with 'key' and 'response'")
+    try:
+        docs = load_documents(folder / "corpus")
+    except RagkitError as error:
+        problems.append(str(error))
+        return 0
+    by_id = {doc.doc_id: doc for doc in docs}
+    for size, overlap in RECORDED_CHUNKINGS:
+        for chunk in chunk_corpus(docs, fixed_size_chunks, size=size, overlap=overlap):
+            doc = by_id[chunk.doc_id]
+            key = prompt_key(situate_prompt(doc.text, chunk.text, doc.lang))
+            if keys[key] != 1:
+                problems.append(f"{path}: chunk {chunk.chunk_id} (size {size}, overlap {overlap}) has {keys[key]} "
+                                "recorded contexts, not exactly one")
+    for number, response in records.values():
+        if not 1 <= sentences(response) <= 3:
+            problems.append(f"{path}:{number}: a context of {sentences(response)} sentences (1 to 3 expected)")
+    return len(records)
