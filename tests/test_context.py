@@ -82,3 +82,22 @@ def test_recorded_contexts_are_checked(tmp_path, course_docs):
     problems = []
     check_contexts(folder, problems)
     assert len(problems) == 1 and f"chunk {mine[0]['chunk_id']}" in problems[0] and "has 0 recorded" in problems[0]
+
+
+def test_before_after_view_uses_the_pipeline_variants(course_docs, course_queries, encoder):
+    from ragkit.pipeline import Pipeline
+    from ragkit.widgets.context import before_after, caching_cost
+
+    pipe = Pipeline(course_docs, encoder=encoder)
+    query = next(q for q in course_queries if q.query_id == "fin-020")
+    view = before_after(pipe, query, k=5)
+    assert list(view.columns) == ["none", "headers", "llm"] and len(view) == 5
+    for context in view.columns:
+        expected = [c.chunk_id for c in pipe.using(context=context).rankings([query.text], 5)[0]]
+        assert [cell[2:] for cell in view[context]] == expected, f"{context}: the pipeline variant's own top 5"
+    assert not any(cell.startswith("✓") for cell in view["none"]) and view["llm"].str.startswith("✓").any(), \
+        "fin-020's evidence is missed without a context and found with the model's"
+    assert pipe.config.context == "none", "the view leaves the pipeline as it was"
+    cheap = caching_cost([100, 300], [[10, 10, 10], [20]], 5, {"input": 1, "cache write": 1, "cache read": 1,
+                                                              "output": 0})
+    assert cheap["cache read tokens"] == 200 and cheap["uncached input tokens"] == 50 and cheap["calls"] == 4
