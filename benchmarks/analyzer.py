@@ -47,7 +47,7 @@ def course_table() -> pd.DataFrame:
 
 def beir_table(folder: str) -> pd.DataFrame:
     from ragkit import Pipeline, per_query_metrics, summarize
-    from ragkit.cli import load_eval_data
+    from ragkit.commands import load_eval_data
 
     docs, queries, judgments, config = load_eval_data(folder, "test")
     pipe, rows = Pipeline(docs, config, method="bm25"), []

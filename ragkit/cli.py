@@ -1,70 +1,23 @@
-"""Command line: `python -m ragkit data check`, `python -m ragkit eval` and `python -m ragkit contextualize`.
+"""Command line: `python -m ragkit data check|pool`, `python -m ragkit eval` and `python -m ragkit contextualize`.
 
 `eval` runs one retrieval method over the course data or any BEIR-format folder and prints the metrics;
-with `--json` the last line is one JSON object (`data`, `method`, `split`, `queries`, `metrics`, `seconds`).
-Left out: serving, indexing to disk, and generation.
+with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
+`metrics`, `by_type`, `by_lang`, `config`, `seconds`). `data pool` prints, one JSON object a line, the top
+units of a method that are not judged yet (`ragkit.commands`). Left out: serving, indexing to disk, generation.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
-import time
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from ragkit.config import KNOBS, PipelineConfig, check_value
-from ragkit.corpus import load_documents, load_queries
+from ragkit.commands import contextualize, pool_units, run_eval
+from ragkit.config import KNOBS, check_value
 from ragkit.errors import RagkitError
-from ragkit.evaluate.beir import is_beir_folder, load_beir
 from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.datastats import statistics_markdown
-from ragkit.evaluate.relevance import judgments_from_queries
-from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
-from ragkit.pipeline import Pipeline
-
-
-def load_eval_data(folder: str | Path, split: str):
-    """(documents, queries, judgments, config) for course data (a folder with corpus/) or BEIR data.
-
-    >>> docs, queries, judgments, config = load_eval_data("data", "dev")  # doctest: +SKIP
-    """
-    folder = Path(folder)
-    if is_beir_folder(folder):
-        docs, queries, judgments = load_beir(folder, split)
-        return docs, queries, judgments, PipelineConfig(chunk_size=None)
-    if (folder / "corpus").is_dir():
-        docs = load_documents(folder / "corpus")
-        queries = [q for q in load_queries(folder / "queries.jsonl", split=split) if q.evidence]
-        return docs, queries, judgments_from_queries(queries, docs), PipelineConfig()
-    raise RagkitError(f"{folder}: not a data folder: expected corpus/ and queries.jsonl (course data) "
-                      "or corpus.jsonl, queries.jsonl and qrels/ (BEIR format)")
-
-
-def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[str] = ()) -> dict:
-    """Evaluate one configuration; returns the JSON-ready result, with every config field under "config".
-
-    `settings` are `name=value` strings (`parse_setting`), applied after `method`.
-
-    >>> run_eval("tests/fixtures/beir_tiny", "bm25", "test", 10, ["k1=1.2", "b=0.75"])["config"]["k1"]
-    1.2
-    """
-    started = time.perf_counter()
-    changes = dict(parse_setting(setting) for setting in settings)  # bad settings fail before any loading
-    docs, queries, judgments, config = load_eval_data(data, split)
-    if method is not None:
-        changes = {"method": method, **changes}
-    pipe = Pipeline(docs, config, **changes)
-    metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}"]))
-    depth = max(int(m.split("@")[1]) for m in metrics)
-    table = per_query_metrics(pipe.rankings([q.text for q in queries], depth), judgments, metrics)
-    means = summarize(table, decimals=4).iloc[0]
-    return {"data": str(data), "method": pipe.config.method, "split": split, "queries": int(means["queries"]),
-            "metrics": {m: float(means[m]) for m in metrics}, "config": dataclasses.asdict(pipe.config),
-            "seconds": round(time.perf_counter() - started, 2)}
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
@@ -99,9 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    data = commands.add_parser("data", help="check the course data")
-    data.add_argument("action", choices=["check"])
+    data = commands.add_parser("data", help="check the course data, or list what is still to judge")
+    data.add_argument("action", choices=["check", "pool"], help="check: validate; pool: unjudged top units")
     data.add_argument("--data", default="data", help="data folder (default: data)")
+    data.add_argument("--method", help="pool: retrieval method (default: dense)")
+    data.add_argument("--split", default="all", help="pool: dev, test or all (default: all)")
+    data.add_argument("--depth", type=int, default=10, help="pool: how many top units per query (default: 10)")
+    data.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                      help="pool: any pipeline setting, repeatable")
     situate = commands.add_parser("contextualize", help="situating contexts for every chunk (notebook 07)")
     situate.add_argument("--data", default="data", help="course data folder (default: data)")
     situate.add_argument("--chunk-size", type=int, default=800, help="characters per chunk (default: 800)")
@@ -109,39 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="evaluate a retrieval method")
     evaluate.add_argument("--data", default="data", help="course data folder or a BEIR-format folder")
     evaluate.add_argument("--method", help="retrieval method: dense, bm25 or hybrid (default: dense)")
-    evaluate.add_argument("--split", default="test", help="dev or test (BEIR: the qrels file name)")
+    evaluate.add_argument("--split", default="test", help="dev, test or all (BEIR: the qrels file name)")
+    evaluate.add_argument("--lang", help="only queries in this language (en or zh)")
+    evaluate.add_argument("--type", dest="query_type", help="only queries of this type (keyword, multi, ...)")
     evaluate.add_argument("--k", type=int, default=10, help="extra cut-off for recall, nDCG and MRR")
     evaluate.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                           help="any pipeline setting, repeatable: --set k1=1.2 --set b=0.75 (names: "
                                + ", ".join(KNOBS) + ")")
     evaluate.add_argument("--json", action="store_true", help="end with one JSON line")
     return parser
-
-
-def contextualize(folder: str, chunk_size: int, chunk_overlap: int) -> dict[str, int]:
-    """Make sure every chunk of the course data has a situating context: replayed when recorded, asked of the
-    configured server otherwise (`RAGKIT_LLM_MODE=record` keeps the new ones). Returns the counts.
-
-    >>> contextualize("data", 800, 100)  # doctest: +SKIP
-    {'chunks': 382, 'recorded before': 382, 'written now': 0}
-    """
-    from tqdm import tqdm
-
-    from ragkit.chunk.context import contextual_texts
-    from ragkit.embed.model import show_progress
-    from ragkit.llm.client import LanguageModel, load_recordings
-    from ragkit.llm.prompts import prompt_key, situate_prompt
-
-    docs = load_documents(Path(folder) / "corpus")
-    pipe = Pipeline(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-    model, by_id = LanguageModel(), {doc.doc_id: doc for doc in docs}
-    known = load_recordings(model.recordings) if model.recordings.is_dir() else {}
-    new = 0
-    for chunk in tqdm(pipe.chunks, desc="situating contexts", disable=not show_progress()):
-        doc = by_id[chunk.doc_id]
-        new += prompt_key(situate_prompt(doc.text, chunk.text, doc.lang)) not in known
-        contextual_texts(docs, [chunk], "llm", model)
-    return {"chunks": len(pipe.chunks), "recorded before": len(pipe.chunks) - new, "written now": new}
 
 
 def print_check(folder: str) -> int:
@@ -167,15 +101,24 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "data":
+        settings = [parse_setting(setting) for setting in getattr(args, "settings", [])]  # fail before loading
+        if args.command == "data" and args.action == "check":
             return print_check(args.data)
+        if args.command == "data":
+            if args.depth < 1:
+                raise RagkitError(f"--depth must be at least 1, got {args.depth}")
+            units = pool_units(args.data, args.method, args.split, args.depth, settings)
+            for unit in units:
+                print(json.dumps(unit, ensure_ascii=False))
+            print(f"{len(units)} units to judge ({len({u['query'] for u in units})} queries)", file=sys.stderr)
+            return 0
         if args.command == "contextualize":
             counts = contextualize(args.data, args.chunk_size, args.chunk_overlap)
             print(", ".join(f"{value} {name}" for name, value in counts.items()))
             return 0
         if args.k < 1:
             raise RagkitError(f"--k must be at least 1, got {args.k}")
-        result = run_eval(args.data, args.method, args.split, args.k, args.settings)
+        result = run_eval(args.data, args.method, args.split, args.k, settings, args.lang, args.query_type)
     except RagkitError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ A document is a markdown file that starts with a front-matter block of plain `ke
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ragkit.errors import RagkitError
@@ -33,10 +33,20 @@ class Document:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A passage that answers a query: an exact substring `quote` of document `doc`."""
+    """A passage that answers a query: an exact substring `quote` of document `doc`. `parts`: the parts of the
+    query it answers (empty: its own position); `origin`: "written" with the query, or "pooled" (`data/README.md`)."""
 
     doc: str
     quote: str
+    parts: tuple[int, ...] = ()
+    origin: str = "written"
+
+
+@dataclass(frozen=True)
+class Span:  # a judged passage: characters [start, end) of document `doc`'s body
+    doc: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,7 @@ class Query:
     evidence: tuple[Evidence, ...]
     answer: str
     filters: dict = field(default_factory=dict)
+    not_relevant: tuple[Span, ...] = ()  # passages judged not to answer it (`data/judgments.jsonl`)
 
 
 def parse_front_matter(raw: str, where: str = "<text>") -> tuple[dict[str, str], str, int]:
@@ -135,7 +146,9 @@ def query_from_record(record: dict, where: str) -> Query:
         raise RagkitError(f"{where}: 'evidence' must be a list of {{'doc': ..., 'quote': ...}} objects")
     return Query(
         query_id=record["id"], text=record["text"], lang=record.get("lang", "en"), type=record["type"],
-        split=record.get("split", ""), evidence=tuple(Evidence(item["doc"], item["quote"]) for item in evidence),
+        split=record.get("split", ""),
+        evidence=tuple(Evidence(item["doc"], item["quote"], tuple(item.get("parts", ())), item.get("origin", "written"))
+                       for item in evidence),
         answer=record.get("answer", ""), filters=dict(record.get("filters") or {}),
     )
 
@@ -164,13 +177,39 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     return rows
 
 
+def load_not_relevant(path: str | Path) -> dict[str, tuple[Span, ...]]:
+    """query id → the spans judged not relevant to it, from a judgments file (one JSON object a line:
+    `query`, `doc`, `start`, `end`, `relevant` false).
+
+    >>> load_not_relevant("data/judgments.jsonl")["api-002"][0].doc  # doctest: +SKIP
+    'api-auth-v1'
+    """
+    spans: dict[str, list[Span]] = {}
+    for number, record in read_jsonl(path):
+        try:
+            span = Span(str(record["doc"]), int(record["start"]), int(record["end"]))
+            query_id, relevant = str(record["query"]), record["relevant"]
+        except (KeyError, TypeError, ValueError):
+            raise RagkitError(f"{path}:{number}: a judgment needs query, doc, start, end and relevant") from None
+        if relevant is not False:
+            raise RagkitError(f"{path}:{number}: only passages judged not relevant go here; relevant ones are "
+                              "evidence in queries.jsonl")
+        spans.setdefault(query_id, []).append(span)
+    return {query_id: tuple(found) for query_id, found in spans.items()}
+
+
 def load_queries(path: str | Path, split: str | None = None) -> list[Query]:
-    """The labelled queries in `path`, optionally only one split (`dev` or `test`).
+    """The labelled queries in `path`, optionally only one split (`dev` or `test`), with the passages judged
+    not relevant to each from `judgments.jsonl` beside it, when there is one.
 
     >>> [q.split for q in load_queries("data/queries.jsonl", split="dev")][:1]  # doctest: +SKIP
     ['dev']
     """
     queries = [query_from_record(record, f"{path}:{number}") for number, record in read_jsonl(path)]
+    judged = Path(path).with_name("judgments.jsonl")
+    if judged.is_file():
+        not_relevant = load_not_relevant(judged)
+        queries = [replace(q, not_relevant=not_relevant.get(q.query_id, ())) for q in queries]
     if split is not None:
         splits = sorted({q.split for q in queries})
         if split not in splits:

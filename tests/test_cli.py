@@ -23,7 +23,9 @@ def test_eval_json_on_the_beir_fixture(root):
     done = run_cli("eval", "--data", "tests/fixtures/beir_tiny", "--method", "dense", "--json", cwd=root)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(result) == {"data", "method", "split", "queries", "metrics", "config", "seconds"}
+    assert set(result) == {"data", "method", "split", "lang", "type", "queries", "metrics", "by_type", "by_lang",
+                           "config", "skipped_qrels", "seconds"}
+    assert result["skipped_qrels"] == {"queries": 0, "documents": 0}
     assert result["config"]["chunk_size"] is None, "BEIR documents are the retrieval units"
     assert result["queries"] == 4, "q5 has no qrels, so 4 of the 5 queries are judged"
     assert KEYS <= set(result["metrics"])
@@ -73,8 +75,9 @@ def test_beir_malformed_lines_name_file_and_line(tmp_path, root):
     with pytest.raises(RagkitError, match=r"test\.tsv:9: expected 3 tab-separated fields"):
         load_beir(folder)
     (folder / "qrels/test.tsv").write_text("query-id\tcorpus-id\tscore\nq9\td1\t1\n")
-    with pytest.raises(RagkitError, match="query ids not in queries.jsonl: q9"):
-        load_beir(folder)
+    with pytest.warns(UserWarning, match="1 qrels rows name queries that do not exist; skipped: q9"):
+        with pytest.raises(RagkitError, match="no query has a relevant document"):
+            load_beir(folder)
     (folder / "queries.jsonl").unlink()
     with pytest.raises(RagkitError, match=r"queries\.jsonl: no such file"):
         load_beir(folder)

@@ -3,11 +3,13 @@
 The layout is `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`) and
 `qrels/<split>.tsv` (header, then `query-id`, `corpus-id`, `score` tab-separated). The retrieval unit is the
 whole document, title then text; relevance comes from the qrels, with the score as a graded gain. Left out:
-downloading datasets (bring the folder), and BEIR's optional per-document metadata.
+downloading datasets (bring the folder), and BEIR's optional per-document metadata. Qrels rows that name a
+missing query or document are skipped with a warning (`skipped_qrels` counts them).
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from ragkit.corpus import Document, Query, read_jsonl
@@ -76,16 +78,38 @@ def load_beir(folder: str | Path, split: str = "test") -> tuple[list[Document], 
         query_text[str(record["_id"])] = record["text"]
     qrels_path = folder / "qrels" / f"{split}.tsv"
     qrels = read_qrels(qrels_path)
-    missing = sorted(set(qrels) - set(query_text))
-    if missing:
-        raise RagkitError(f"{qrels_path}: query ids not in queries.jsonl: {', '.join(missing[:5])}")
+    known_docs = {doc.doc_id for doc in docs}
+    skipped = {"queries": sorted(set(qrels) - set(query_text)),
+               "documents": sorted({doc_id for gains in qrels.values() for doc_id in gains} - known_docs)}
+    for what, ids in skipped.items():
+        if ids:  # counted, not silently scored as misses
+            warnings.warn(f"{qrels_path}: {len(ids)} qrels rows name {what} that do not exist; skipped: "
+                          f"{', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}", stacklevel=2)
     queries, judgments = [], []
     for query_id, gains in qrels.items():
+        if query_id not in query_text:
+            continue
+        gains = {doc_id: gain for doc_id, gain in gains.items() if doc_id in known_docs}
         targets = tuple(Target(doc_id, gain=gain) for doc_id, gain in gains.items() if gain > 0)
         if not targets:
             continue
+        judged_out = tuple(Target(doc_id) for doc_id, gain in gains.items() if gain <= 0)  # for judged@k
         queries.append(Query(query_id, query_text[query_id], "en", "beir", split, (), ""))
-        judgments.append(Judgment(query_id, "beir", split, targets))
+        judgments.append(Judgment(query_id, "beir", split, targets, "en", judged_out))
     if not queries:
         raise RagkitError(f"{qrels_path}: no query has a relevant document")
     return docs, queries, judgments
+
+
+def skipped_qrels(folder: str | Path, split: str = "test") -> dict[str, int]:
+    """How many qrels rows of `split` name a query or a document that does not exist (they are skipped).
+
+    >>> skipped_qrels("tests/fixtures/beir_tiny")
+    {'queries': 0, 'documents': 0}
+    """
+    folder = Path(folder)
+    qrels = read_qrels(folder / "qrels" / f"{split}.tsv")
+    queries = {str(record.get("_id")) for _, record in read_jsonl(folder / "queries.jsonl")}
+    documents = {str(record.get("_id")) for _, record in read_jsonl(folder / "corpus.jsonl")}
+    return {"queries": sum(len(gains) for query_id, gains in qrels.items() if query_id not in queries),
+            "documents": sum(doc_id not in documents for gains in qrels.values() for doc_id in gains)}

@@ -18,6 +18,7 @@ from ragkit.corpus import REQUIRED_FIELDS, parse_front_matter
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datastats import data_statistics
 from ragkit.evaluate.recordcheck import check_contexts
+from ragkit.evaluate.judgecheck import check_judgments
 from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
@@ -102,8 +103,17 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
         problems.append(f"{where}: an unanswerable query must have no evidence")
     if kind != "unanswerable" and not evidence:
         problems.append(f"{where}: a {kind} query needs evidence")
-    if kind == "multi" and len({item.get("doc") for item in evidence if isinstance(item, dict)}) < 2:
-        problems.append(f"{where}: a multi query needs evidence from at least two documents")
+    written = [item for item in evidence if isinstance(item, dict) and item.get("origin", "written") == "written"]
+    if kind == "multi" and len({item.get("doc") for item in written}) < 2:
+        problems.append(f"{where}: a multi query needs written evidence from at least two documents")
+    n_parts = len(written)
+    for item in evidence:
+        parts = item.get("parts", []) if isinstance(item, dict) else []
+        if item not in written and not parts or not all(isinstance(p, int) and 0 <= p < n_parts for p in parts):
+            problems.append(f"{where}: evidence parts {parts} must name written quotes (0 to {n_parts - 1}); "
+                            "pooled evidence must name at least one")
+        if isinstance(item, dict) and item.get("origin", "written") not in ("written", "pooled"):
+            problems.append(f"{where}: evidence origin must be 'written' or 'pooled', got {item.get('origin')!r}")
     filters = record.get("filters") or {}
     if not isinstance(filters, dict) or set(filters) - set(FILTER_KEYS):
         problems.append(f"{where}: filters must be an object with keys among {', '.join(FILTER_KEYS)}")
@@ -119,7 +129,7 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
         count = doc["body"].count(item["quote"]) if item["quote"] else 0
         if count != 1:
             problems.append(f"{where}: quote occurs {count} times in {item['doc']} (must be once): {item['quote'][:60]!r}")
-        if filters and not matches_filters(_Meta(doc["meta"]), filters):
+        if filters and item in written and not matches_filters(_Meta(doc["meta"]), filters):
             problems.append(f"{where}: filters {filters} exclude evidence document {item['doc']}")
 
 
@@ -165,6 +175,8 @@ def check_data(folder: str | Path, minimums: dict | None = None) -> tuple[list[s
     problems: list[str] = []
     docs = check_documents(folder / "corpus", problems)
     records = check_queries(folder / "queries.jsonl", docs, problems)
+    if (folder / "judgments.jsonl").is_file():  # the passages judged not relevant by pooling
+        check_judgments(folder / "judgments.jsonl", docs, records, problems)
     stats = data_statistics(docs, records)
     if (folder / "llm").is_dir():  # the recorded language-model responses of notebook 07
         check_contexts(folder, problems)

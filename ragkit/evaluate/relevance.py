@@ -3,14 +3,17 @@
 A query's evidence is a list of quotes, each an exact substring of one document. A retrieved unit (a chunk,
 or a whole document) covers a quote when it comes from the same document and overlaps at least half of the
 quote's characters. Because this is computed from character offsets, it stays valid when the chunking
-changes. For BEIR-style data the unit is the whole document and a judgment is a document id with a graded
-gain. Left out: partial credit for covering less than half a quote, and answer-level relevance.
+changes. Quotes are grouped in *parts*: a `multi` query has one part per thing it asks, and every quote that
+answers a part (the written one, or one found by pooled judging) satisfies it; recall counts parts. A unit is
+*judged* when it covers a quote or lies mostly inside passages judged not relevant (`judged_units`). For
+BEIR-style data the unit is the whole document and a judgment is a document id with a graded gain.
+Left out: partial credit for covering less than half a quote, and answer-level relevance.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragkit.chunk.base import Chunk
 from ragkit.corpus import Document, Query
@@ -25,6 +28,7 @@ class Target:
     start: int = 0
     end: int | None = None
     gain: float = 1.0
+    parts: frozenset[int] = frozenset()  # the parts of the query it answers; empty: its own position
 
 
 @dataclass(frozen=True)
@@ -35,10 +39,28 @@ class Judgment:
     type: str
     split: str
     targets: tuple[Target, ...]
+    lang: str = ""
+    not_relevant: tuple[Target, ...] = ()  # passages judged not to answer the query
 
     @property
     def answerable(self) -> bool:
         return bool(self.targets)
+
+    def target_parts(self) -> list[frozenset[int]]:
+        """The parts each target answers (a target without parts answers the part at its own position)."""
+        return [target.parts or frozenset({i}) for i, target in enumerate(self.targets)]
+
+    def part_gains(self) -> list[float]:
+        """The gain of each part: the largest gain among the targets that answer it.
+
+        >>> Judgment("q", "multi", "dev", (Target("a"), Target("b", gain=2.0), Target("c", parts=frozenset({1})))).part_gains()
+        [1.0, 2.0]
+        """
+        gains: dict[int, float] = {}
+        for target, parts in zip(self.targets, self.target_parts(), strict=True):
+            for part in parts:
+                gains[part] = max(gains.get(part, 0.0), target.gain)
+        return [gains[part] for part in sorted(gains)]
 
 
 def quote_target(docs: Mapping[str, Document], doc_id: str, quote: str, where: str = "") -> Target:
@@ -46,7 +68,7 @@ def quote_target(docs: Mapping[str, Document], doc_id: str, quote: str, where: s
 
     >>> doc = Document("d", "T", "faq", "2025-01-01", "en", "Keys rotate every 90 days.")
     >>> quote_target({"d": doc}, "d", "every 90 days")
-    Target(doc_id='d', start=12, end=25, gain=1.0)
+    Target(doc_id='d', start=12, end=25, gain=1.0, parts=frozenset())
     """
     prefix = f"{where}: " if where else ""
     if doc_id not in docs:
@@ -60,7 +82,8 @@ def quote_target(docs: Mapping[str, Document], doc_id: str, quote: str, where: s
 
 
 def judgments_from_queries(queries: Sequence[Query], docs: Sequence[Document]) -> list[Judgment]:
-    """Span judgments for the course's labelled queries.
+    """Span judgments for the course's labelled queries: their evidence quotes, grouped in parts, and the
+    passages judged not relevant.
 
     >>> from ragkit.corpus import Evidence
     >>> doc = Document("d", "T", "faq", "2025-01-01", "en", "Keys rotate every 90 days.")
@@ -69,10 +92,14 @@ def judgments_from_queries(queries: Sequence[Query], docs: Sequence[Document]) -
     25
     """
     by_id = {doc.doc_id: doc for doc in docs}
+
+    def target(query: Query, item) -> Target:
+        found = quote_target(by_id, item.doc, item.quote, where=f"query {query.query_id}")
+        return replace(found, parts=frozenset(item.parts))
+
     return [
-        Judgment(query.query_id, query.type, query.split, tuple(
-            quote_target(by_id, item.doc, item.quote, where=f"query {query.query_id}") for item in query.evidence
-        ))
+        Judgment(query.query_id, query.type, query.split, tuple(target(query, item) for item in query.evidence),
+                 query.lang, tuple(Target(span.doc, span.start, span.end) for span in query.not_relevant))
         for query in queries
     ]
 
@@ -93,13 +120,40 @@ def covers(unit: Chunk, target: Target) -> bool:
 
 
 def ranking_hits(ranking: Sequence[Chunk], judgment: Judgment) -> list[frozenset[int]]:
-    """For each retrieved unit, best first, the indices of the judgment's targets it covers.
+    """For each retrieved unit, best first, the parts of the query it answers (the parts of the targets it covers).
 
     >>> chunks = [Chunk("d#1", "d", 20, 40, ""), Chunk("d#0", "d", 0, 20, "")]
     >>> ranking_hits(chunks, Judgment("q", "keyword", "dev", (Target("d", 2, 8),)))
     [frozenset(), frozenset({0})]
+    >>> alternative = Target("d", 22, 30, parts=frozenset({0}))  # another passage that answers part 0
+    >>> ranking_hits(chunks, Judgment("q", "keyword", "dev", (Target("e", 0, 5), alternative)))
+    [frozenset({0}), frozenset()]
     """
-    by_doc: dict[str, list[tuple[int, Target]]] = {}  # a unit is only compared with its own document's targets
-    for i, target in enumerate(judgment.targets):
-        by_doc.setdefault(target.doc_id, []).append((i, target))
-    return [frozenset(i for i, target in by_doc.get(unit.doc_id, ()) if covers(unit, target)) for unit in ranking]
+    by_doc: dict[str, list[tuple[frozenset[int], Target]]] = {}  # a unit is compared with its own document's
+    for parts, target in zip(judgment.target_parts(), judgment.targets, strict=True):
+        by_doc.setdefault(target.doc_id, []).append((parts, target))
+    return [frozenset().union(*(parts for parts, target in by_doc.get(unit.doc_id, ()) if covers(unit, target)))
+            for unit in ranking]
+
+
+def judged_units(ranking: Sequence[Chunk], judgment: Judgment) -> list[bool]:
+    """For each unit: was it judged? True when it covers a relevant target, or when at least half of its
+    characters lie inside passages judged not relevant (so a judgment made on one chunking carries over to
+    the chunks of another that mostly overlap it).
+
+    >>> j = Judgment("q", "keyword", "dev", (Target("d", 2, 8),), not_relevant=(Target("d", 40, 80),))
+    >>> judged_units([Chunk("d#0", "d", 0, 20, ""), Chunk("d#2", "d", 50, 90, ""), Chunk("d#3", "d", 70, 99, "")], j)
+    [True, True, False]
+    """
+    hits = ranking_hits(ranking, judgment)
+    judged = []
+    for unit, hit in zip(ranking, hits, strict=True):
+        if hit or any(target.end is None and target.doc_id == unit.doc_id for target in judgment.not_relevant):
+            judged.append(True)
+            continue
+        inside = set()  # character offsets of the unit covered by not-relevant spans (spans may overlap)
+        for span in judgment.not_relevant:
+            if span.doc_id == unit.doc_id and span.end is not None:
+                inside.update(range(max(span.start, unit.start), min(span.end, unit.end)))
+        judged.append(len(inside) * 2 >= unit.end - unit.start > 0)
+    return judged

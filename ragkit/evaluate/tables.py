@@ -1,6 +1,7 @@
 """Score rankings against judgments: one row per query, then means per split, per type or overall.
 
-Metrics are named `name@k` with name one of recall, failure, precision, mrr, ndcg (see `ragkit.evaluate.metrics`).
+Metrics are named `name@k` with name one of recall, failure, precision, mrr, ndcg (see `ragkit.evaluate.metrics`)
+and judged (the share of the top k that was judged: how far the other numbers can be trusted).
 Unanswerable queries have no evidence: their ranking metrics are NaN and the means skip them; how a system
 handles them is measured by refusal (`ragkit.evaluate.metrics.refusal_scores`). Left out: answer-level checks and
 significance tests other than the paired bootstrap.
@@ -22,12 +23,12 @@ from ragkit.evaluate.metrics import (
     recall_at_k,
     reciprocal_rank,
 )
-from ragkit.evaluate.relevance import Judgment, ranking_hits
+from ragkit.evaluate.relevance import Judgment, judged_units, ranking_hits
 
 DEFAULT_METRICS = ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10", "failure@20")
 
 
-METRIC_NAMES = ("recall", "failure", "precision", "mrr", "ndcg")
+METRIC_NAMES = ("recall", "failure", "precision", "mrr", "ndcg", "judged")
 
 
 def parse_metric(metric: str) -> tuple[str, int]:
@@ -54,7 +55,9 @@ def metric_value(metric: str, ranking: Sequence[Chunk], judgment: Judgment, hits
     """
     name, k = parse_metric(metric)
     hits = ranking_hits(ranking[:k], judgment) if hits is None else hits[:k]
-    n_targets = len(judgment.targets)
+    n_targets = len(judgment.part_gains())  # recall counts the parts of the query, not the quotes
+    if name == "judged":
+        return judgment_coverage(ranking[:k], judgment, k)
     if name == "recall":
         return recall_at_k(hits, n_targets, k)
     if name == "failure":
@@ -65,7 +68,22 @@ def metric_value(metric: str, ranking: Sequence[Chunk], judgment: Judgment, hits
         return precision_at_k(hits, k)
     if name == "mrr":
         return reciprocal_rank(hits, k)
-    return ndcg_at_k(hits, [target.gain for target in judgment.targets], k)
+    return ndcg_at_k(hits, judgment.part_gains(), k)
+
+
+def judgment_coverage(ranking: Sequence[Chunk], judgment: Judgment, k: int) -> float:
+    """judged@k: the share of the top `k` units that were judged (relevant or not); NaN for an empty ranking.
+    Low coverage means unjudged units were counted as misses, so the other metrics are lower bounds.
+
+    >>> from ragkit.evaluate.relevance import Target
+    >>> j = Judgment("q", "keyword", "dev", (Target("d", 0, 5),), not_relevant=(Target("e", 0, 9),))
+    >>> judgment_coverage([Chunk("d#0", "d", 0, 9, ""), Chunk("e#0", "e", 0, 9, ""), Chunk("f#0", "f", 0, 9, "")], j, 10)
+    0.6666666666666666
+    """
+    if not judgment.answerable:
+        return float("nan")
+    flags = judged_units(ranking[:k], judgment)
+    return sum(flags) / len(flags) if flags else float("nan")
 
 
 def per_query_metrics(rankings: Sequence[Sequence[Chunk]], judgments: Sequence[Judgment],
@@ -80,12 +98,12 @@ def per_query_metrics(rankings: Sequence[Sequence[Chunk]], judgments: Sequence[J
     if len(rankings) != len(judgments):
         raise RagkitError(f"got {len(rankings)} rankings for {len(judgments)} queries; need one per query")
     depth = max((parse_metric(metric)[1] for metric in metrics), default=0)
-    columns: dict[str, list] = {"query_id": [], "type": [], "split": [], "answerable": []}
+    columns: dict[str, list] = {"query_id": [], "type": [], "lang": [], "split": [], "answerable": []}
     columns.update({metric: [] for metric in metrics})
     for ranking, judgment in zip(rankings, judgments, strict=True):
         hits = ranking_hits(ranking[:depth], judgment)  # once per query, whatever the number of metrics
-        for name, value in (("query_id", judgment.query_id), ("type", judgment.type), ("split", judgment.split),
-                            ("answerable", judgment.answerable)):
+        for name, value in (("query_id", judgment.query_id), ("type", judgment.type), ("lang", judgment.lang),
+                            ("split", judgment.split), ("answerable", judgment.answerable)):
             columns[name].append(value)
         for metric in metrics:
             columns[metric].append(metric_value(metric, ranking, judgment, hits))

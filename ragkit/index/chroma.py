@@ -106,6 +106,8 @@ def chroma_where(filters: Mapping[str, str] | None) -> dict | None:
             clauses.append({"date": {"$gte": date_number(value)}})
         elif key == "date_to":
             clauses.append({"date": {"$lte": date_number(value)}})
+        elif key == "exclude":
+            clauses.append({"doc_id": {"$nin": value.split(",")}})
         else:
             clauses.append({key: {"$eq": value}})
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}

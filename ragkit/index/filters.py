@@ -1,7 +1,8 @@
 """Metadata filters: keep only the chunks whose document matches a query's `filters`.
 
 Keys: `date_from` and `date_to` (inclusive ISO dates, compared with the document's `date`), `version`,
-`source` and `lang` (equal to the document's field). Left out: boolean combinations, ranges of versions,
+`source` and `lang` (equal to the document's field), and `exclude` (comma-separated document ids to drop: the
+superseded documents, see `ragkit.index.query_filters`). Left out: boolean combinations, ranges of versions,
 and Chroma's `where` syntax (notebook 03 translates to it).
 """
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from ragkit.errors import RagkitError
 
-FILTER_KEYS = ("date_from", "date_to", "version", "source", "lang")
+FILTER_KEYS = ("date_from", "date_to", "version", "source", "lang", "exclude")
 
 
 def check_filters(filters: Mapping[str, str]) -> None:
@@ -40,6 +41,8 @@ def matches_filters(item, filters: Mapping[str, str]) -> bool:
     if "date_from" in filters and not (item.date and item.date >= filters["date_from"]):
         return False
     if "date_to" in filters and not (item.date and item.date <= filters["date_to"]):
+        return False
+    if "exclude" in filters and getattr(item, "doc_id", None) in filters["exclude"].split(","):
         return False
     return all(str(getattr(item, key) or "") == filters[key] for key in ("version", "source", "lang")
                if key in filters)

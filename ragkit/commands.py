@@ -1,0 +1,137 @@
+"""What the command line runs: evaluate a configuration, list the units still to judge, write situating contexts.
+
+`run_eval` evaluates one configuration of the pipeline on the course data or a BEIR folder, optionally on one
+language or query type, with means overall, per type and per language, and judged@10 (how much of the top 10
+the judgments cover). `pool_units` lists the top units of a configuration that no judgment covers yet: the work
+a judge still has to do before that configuration's numbers can be trusted (`data/README.md`, "Pooled
+judgments"). Left out: running the judges (they are people or language models given only query and passage).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragkit.config import PipelineConfig
+from ragkit.corpus import load_documents, load_queries
+from ragkit.errors import RagkitError, check_k
+from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
+from ragkit.evaluate.relevance import judged_units, judgments_from_queries
+from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
+from ragkit.pipeline import Pipeline
+
+
+def load_eval_data(folder: str | Path, split: str, lang: str | None = None, query_type: str | None = None):
+    """(documents, queries, judgments, config) for course data (a folder with corpus/) or BEIR data, keeping
+    only the answerable queries of `split` (`all` for both), and of `lang` and `query_type` when given.
+
+    >>> docs, queries, judgments, config = load_eval_data("data", "dev", lang="zh")  # doctest: +SKIP
+    """
+    folder = Path(folder)
+    if is_beir_folder(folder):
+        if query_type is not None:
+            raise RagkitError(f"{folder}: --type needs queries with a type; BEIR queries carry none")
+        docs, queries, judgments = load_beir(folder, split)
+        config = PipelineConfig(chunk_size=None)
+    elif (folder / "corpus").is_dir():
+        docs = load_documents(folder / "corpus")
+        queries = [q for q in load_queries(folder / "queries.jsonl", split=None if split == "all" else split)
+                   if q.evidence]
+        judgments, config = judgments_from_queries(queries, docs), PipelineConfig()
+    else:
+        raise RagkitError(f"{folder}: not a data folder: expected corpus/ and queries.jsonl (course data) "
+                          "or corpus.jsonl, queries.jsonl and qrels/ (BEIR format)")
+    for field, wanted in (("lang", lang), ("type", query_type)):
+        if wanted is None:
+            continue
+        present = sorted({getattr(query, field) for query in queries})
+        if wanted not in present:
+            raise RagkitError(f"no {split} queries with {field} {wanted!r}; the values are {', '.join(present)}")
+        keep = [getattr(query, field) == wanted for query in queries]
+        queries = [q for q, kept in zip(queries, keep, strict=True) if kept]
+        judgments = [j for j, kept in zip(judgments, keep, strict=True) if kept]
+    return docs, queries, judgments, config
+
+
+def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[tuple[str, object]] = (),
+             lang: str | None = None, query_type: str | None = None) -> dict:
+    """Evaluate one configuration; returns the JSON-ready result: the means, `by_type` and `by_lang`, the
+    judged share of the top 10, and every config field under "config". `settings` are (name, value) pairs.
+
+    >>> run_eval("tests/fixtures/beir_tiny", "bm25", "test", 10, [("k1", 1.2)])["config"]["k1"]
+    1.2
+    """
+    started = time.perf_counter()
+    check_k(k)
+    docs, queries, judgments, config = load_eval_data(data, split, lang, query_type)
+    changes = dict(settings) if method is None else {"method": method, **dict(settings)}
+    pipe = Pipeline(docs, config, **changes)
+    metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", "judged@10"]))
+    depth = max(int(m.split("@")[1]) for m in metrics)
+    table = per_query_metrics(pipe.rankings([q.text for q in queries], depth), judgments, metrics)
+
+    def means(by: str) -> dict[str, dict[str, float]]:
+        rows = summarize(table, by=by, decimals=4)
+        return {str(name): {"queries": int(row["queries"]), **{m: float(row[m]) for m in metrics}}
+                for name, row in rows.iterrows()}
+
+    overall = summarize(table, decimals=4).iloc[0]
+    result = {"data": str(data), "method": pipe.config.method, "split": split, "lang": lang, "type": query_type,
+              "queries": int(overall["queries"]), "metrics": {m: float(overall[m]) for m in metrics},
+              "by_type": means("type"), "by_lang": means("lang"), "config": dataclasses.asdict(pipe.config)}
+    if is_beir_folder(data):
+        result["skipped_qrels"] = skipped_qrels(data, split)
+    result["seconds"] = round(time.perf_counter() - started, 2)
+    return result
+
+
+def pool_units(data: str, method: str | None, split: str, depth: int,
+               settings: Sequence[tuple[str, object]] = ()) -> list[dict]:
+    """The top-`depth` units of one configuration that no judgment covers yet, one record per (query, unit),
+    with what a judge needs (query text, document title and date, passage) and the span to record.
+
+    >>> pool_units("data", "bm25", "dev", 10)[0].keys()  # doctest: +SKIP
+    dict_keys(['query', 'text', 'doc', 'title', 'date', 'start', 'end', 'passage'])
+    """
+    check_k(depth)
+    docs, queries, judgments, config = load_eval_data(data, split)
+    changes = dict(settings) if method is None else {"method": method, **dict(settings)}
+    pipe = Pipeline(docs, config, **changes)
+    by_id = {doc.doc_id: doc for doc in docs}
+    records = []
+    for query, judgment, ranking in zip(queries, judgments, pipe.rankings([q.text for q in queries], depth),
+                                        strict=True):
+        for unit, judged in zip(ranking, judged_units(ranking, judgment), strict=True):
+            if not judged:
+                doc = by_id[unit.doc_id]
+                records.append({"query": query.query_id, "text": query.text, "doc": unit.doc_id, "title": doc.title,
+                                "date": doc.date, "start": unit.start, "end": unit.end, "passage": unit.text})
+    return records
+
+
+def contextualize(folder: str, chunk_size: int, chunk_overlap: int) -> dict[str, int]:
+    """Make sure every chunk of the course data has a situating context: replayed when recorded, asked of the
+    configured server otherwise (`RAGKIT_LLM_MODE=record` keeps the new ones). Returns the counts.
+
+    >>> contextualize("data", 800, 100)  # doctest: +SKIP
+    {'chunks': 382, 'recorded before': 382, 'written now': 0}
+    """
+    from tqdm import tqdm
+
+    from ragkit.chunk.context import contextual_texts
+    from ragkit.embed.model import show_progress
+    from ragkit.llm.client import LanguageModel, load_recordings
+    from ragkit.llm.prompts import prompt_key, situate_prompt
+
+    docs = load_documents(Path(folder) / "corpus")
+    pipe = Pipeline(docs, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    model, by_id = LanguageModel(), {doc.doc_id: doc for doc in docs}
+    known = load_recordings(model.recordings) if model.recordings.is_dir() else {}
+    new = 0
+    for chunk in tqdm(pipe.chunks, desc="situating contexts", disable=not show_progress()):
+        doc = by_id[chunk.doc_id]
+        new += prompt_key(situate_prompt(doc.text, chunk.text, doc.lang)) not in known
+        contextual_texts(docs, [chunk], "llm", model)
+    return {"chunks": len(pipe.chunks), "recorded before": len(pipe.chunks) - new, "written now": new}
