@@ -17,8 +17,8 @@ from pathlib import Path
 from ragkit.corpus import REQUIRED_FIELDS, parse_front_matter
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datastats import data_statistics
-from ragkit.evaluate.recordcheck import check_contexts
 from ragkit.evaluate.judgecheck import check_judgments
+from ragkit.evaluate.recordcheck import check_contexts
 from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
