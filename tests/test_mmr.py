@@ -114,3 +114,15 @@ def test_mmr_changes_rankings_without_reembedding(course):
     top5_docs = [len({c.doc_id for c in r[:5]}) for r in by_metadata]
     assert np.mean(top5_docs) > np.mean([len({c.doc_id for c in r[:5]}) for r in plain]), \
         "the metadata similarity spreads the top 5 over more documents"
+
+
+def test_diversity_table_recall_counts_parts_like_the_evaluation(course):
+    # pooled judging gave many queries several quotes for one part: recall must count parts, as evaluate does
+    from ragkit.widgets.mmr import diversity_table
+
+    pipe, dev = course
+    for variant in (pipe.using(method="bm25"), pipe.using(method="bm25", mmr_lambda=0.5)):
+        ours = diversity_table(variant, dev)["recall@5"].to_numpy()
+        expected = variant.evaluate(dev, ["recall@5"])["recall@5"].to_numpy()
+        assert np.allclose(ours, expected), "diversity_table's recall@5 differs from the evaluation's"
+    assert any(len(q.evidence) > len({p for e in q.evidence for p in e.parts} | {0}) for q in dev)

@@ -46,7 +46,7 @@ def diversity_table(pipe, queries: Sequence[Query], k: int = 5, depth: int = 10)
                                      [hit for hit in ranking_hits(chunks, judgment) if hit], depth), depth))
         vectors = embeddings[[position[chunk.chunk_id] for chunk in ranking[:k]]]
         rows.append({"query_id": query.query_id, "type": query.type, "lang": query.lang,
-                     f"recall@{k}": recall_at_k(hits, len(judgment.targets), k),
+                     f"recall@{k}": recall_at_k(hits, len(judgment.part_gains()), k),  # parts, not quotes
                      f"alpha-ndcg@{depth}": alpha_dcg(hits, depth) / ideal,
                      f"distinct docs@{k}": distinct_documents([chunk.doc_id for chunk in ranking], k),
                      f"similarity@{k}": intra_list_similarity(vectors)})
