@@ -39,3 +39,18 @@ def test_ruff_is_clean():
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "ragkit", "tests", "notebooks", "benchmarks"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_opens_unmodified(path):
+    # JupyterLab rewrites the kernel name and merges consecutive stream outputs on open; a notebook saved
+    # otherwise shows as modified before the learner has done anything (fix: python notebooks/normalize.py)
+    sys.path.insert(0, str(ROOT / "notebooks"))
+    from normalize import KERNELSPEC, merged_streams
+
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert notebook["metadata"].get("kernelspec") == KERNELSPEC, f"{path.name}: kernelspec differs"
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            outputs = json.loads(json.dumps(cell["outputs"]))
+            assert merged_streams(outputs) == cell["outputs"], f"{path.name}: consecutive stream outputs"

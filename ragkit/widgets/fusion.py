@@ -56,7 +56,8 @@ def fusion_explorer(pipe, queries: Sequence[Query], k: int = 5):
     import matplotlib.pyplot as plt
 
     rrf_k = widgets.IntSlider(value=int(pipe.config.rrf_k), min=0, max=200, step=5, description="rrf_k")
-    alpha = widgets.FloatSlider(value=pipe.config.alpha, min=0.0, max=1.0, step=0.05, description="alpha (dense)")
+    alpha = widgets.FloatSlider(value=pipe.config.alpha, min=0.0, max=1.0, step=0.05, description="alpha (dense)",
+                                style={"description_width": "initial"})  # the whole label, not "alpha (de…"
     fusion = widgets.Dropdown(options=FUSIONS, value=pipe.config.fusion, description="fusion")
     output = widgets.Output()
 

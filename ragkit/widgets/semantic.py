@@ -72,7 +72,8 @@ def threshold_slider(doc: Document, encoder, window: int = 3, min_size: int = 20
     spans = sentence_spans(doc.text)
     similarities = adjacent_similarities(encoder.encode([doc.text[s:e] for s, e in spans]), window)
     slider = widgets.FloatSlider(value=round(rule_threshold(similarities, "gap"), 2), min=-0.2, max=1.0,
-                                 step=0.01, description="threshold", continuous_update=False)
+                                 step=0.01, description="threshold", continuous_update=False,
+                                 style={"description_width": "initial"})
     output = widgets.Output()
 
     def redraw(change=None) -> None:

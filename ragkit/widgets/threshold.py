@@ -75,7 +75,8 @@ def threshold_widget(pipe, queries: Sequence[Query], thresholds: Sequence[float]
     sweep = threshold_sweep(unrefused["top_score"], unrefused["answerable"], unrefused["failure@5"], thresholds)
     step = float(np.min(np.diff(thresholds))) if len(thresholds) > 1 else 0.01
     slider = widgets.FloatSlider(value=value, min=float(min(thresholds)), max=float(max(thresholds)), step=step,
-                                 description="threshold", continuous_update=False, readout_format=".2f")
+                                 description="threshold", continuous_update=False, readout_format=".2f",
+                                 style={"description_width": "initial"})
     numbers = widgets.HTML()
     plot = widgets.Output()
 
