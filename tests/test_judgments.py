@@ -9,6 +9,7 @@ import pytest
 from ragkit.chunk.base import Chunk
 from ragkit.cli import main
 from ragkit.commands import run_eval
+from ragkit.errors import RagkitError
 from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.relevance import Judgment, Target, judged_units, ranking_hits
 from ragkit.evaluate.tables import metric_value
@@ -137,3 +138,11 @@ def test_beir_qrels_naming_missing_documents_are_counted(tmp_path, root, capsys)
     assert result["metrics"]["recall@100"] == 1.0, "a skipped row is not a silent miss"
     q4 = run_eval(str(root / "tests/fixtures/beir_tiny"), "bm25", "test", 10)["metrics"]["judged@10"]
     assert 0 < q4 < 1, "documents in the qrels with score 0 count as judged, the others do not"
+
+
+def test_lang_works_on_a_beir_folder(root):
+    everything = run_eval(str(root / "tests/fixtures/beir_tiny"), "bm25", "test", 10)
+    english = run_eval(str(root / "tests/fixtures/beir_tiny"), "bm25", "test", 10, lang="en")
+    assert english["queries"] == everything["queries"] == 4 and english["by_lang"].keys() == {"en"}
+    with pytest.raises(RagkitError, match="no test queries with lang 'zh'; the values are en"):
+        run_eval(str(root / "tests/fixtures/beir_tiny"), "bm25", "test", 10, lang="zh")
