@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from ragkit.chunk.base import Chunk
 from ragkit.corpus import Document, Query
@@ -56,11 +57,23 @@ class Judgment:
         >>> Judgment("q", "multi", "dev", (Target("a"), Target("b", gain=2.0), Target("c", parts=frozenset({1})))).part_gains()
         [1.0, 2.0]
         """
+        return self._part_gains
+
+    @cached_property
+    def _part_gains(self) -> list[float]:  # computed once per judgment: every metric of every move reads it
         gains: dict[int, float] = {}
         for target, parts in zip(self.targets, self.target_parts(), strict=True):
             for part in parts:
                 gains[part] = max(gains.get(part, 0.0), target.gain)
         return [gains[part] for part in sorted(gains)]
+
+    @cached_property
+    def targets_by_doc(self) -> dict[str, list[tuple[frozenset[int], Target]]]:
+        """Document id → (parts, target) of its targets: a unit is only compared with its own document's."""
+        by_doc: dict[str, list[tuple[frozenset[int], Target]]] = {}
+        for parts, target in zip(self.target_parts(), self.targets, strict=True):
+            by_doc.setdefault(target.doc_id, []).append((parts, target))
+        return by_doc
 
 
 def quote_target(docs: Mapping[str, Document], doc_id: str, quote: str, where: str = "") -> Target:
@@ -129,11 +142,11 @@ def ranking_hits(ranking: Sequence[Chunk], judgment: Judgment) -> list[frozenset
     >>> ranking_hits(chunks, Judgment("q", "keyword", "dev", (Target("e", 0, 5), alternative)))
     [frozenset({0}), frozenset()]
     """
-    by_doc: dict[str, list[tuple[frozenset[int], Target]]] = {}  # a unit is compared with its own document's
-    for parts, target in zip(judgment.target_parts(), judgment.targets, strict=True):
-        by_doc.setdefault(target.doc_id, []).append((parts, target))
-    return [frozenset().union(*(parts for parts, target in by_doc.get(unit.doc_id, ()) if covers(unit, target)))
-            for unit in ranking]
+    by_doc, hits, nothing = judgment.targets_by_doc, [], frozenset()
+    for unit in ranking:  # most units share no document with the targets: answer those without a set union
+        covered = [parts for parts, target in by_doc.get(unit.doc_id, ()) if covers(unit, target)]
+        hits.append(frozenset().union(*covered) if covered else nothing)
+    return hits
 
 
 def judged_units(ranking: Sequence[Chunk], judgment: Judgment) -> list[bool]:

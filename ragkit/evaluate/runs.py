@@ -28,10 +28,7 @@ def evaluate_pipeline(pipe, queries: Sequence[Query], metrics: Sequence[str] = D
     depth = max(parse_metric(metric)[1] for metric in metrics)
     if not queries:
         raise RagkitError("no queries to evaluate")
-    # queries are frozen: their identities name them. The cache keeps them alive, so no id is reused.
-    labels = tuple(map(id, queries))
-    _, judgments = pipe.cache.stage(("judgments", labels),
-                                    lambda: (tuple(queries), judgments_from_queries(queries, pipe.docs)))
+    labels, judgments = tuple(map(id, queries)), cached_judgments(pipe, queries)
 
     def table() -> pd.DataFrame:
         scores = pipe.scores([query.text for query in queries])
@@ -40,3 +37,17 @@ def evaluate_pipeline(pipe, queries: Sequence[Query], metrics: Sequence[str] = D
 
     key = (pipe.ranking_key(), labels, tuple(metrics))
     return pipe.cache.recent(("evaluate", key), table)
+
+
+def cached_judgments(pipe, queries: Sequence[Query]) -> list:
+    """The queries' judgments (`judgments_from_queries`), built once per list of queries and kept in the
+    pipeline's cache: with thousands of passages judged not relevant, building them takes longer than a
+    slider move may.
+
+    >>> cached_judgments(pipe, dev) is cached_judgments(pipe, dev)  # doctest: +SKIP
+    True
+    """
+    # queries are frozen: their identities name them. The cache keeps them alive, so no id is reused.
+    labels = tuple(map(id, queries))
+    return pipe.cache.stage(("judgments", labels),
+                            lambda: (tuple(queries), judgments_from_queries(queries, pipe.docs)))[1]

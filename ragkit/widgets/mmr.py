@@ -18,7 +18,8 @@ from ragkit.corpus import Query
 from ragkit.errors import RagkitError
 from ragkit.evaluate.diversity import alpha_dcg, distinct_documents, ideal_hits, intra_list_similarity
 from ragkit.evaluate.metrics import recall_at_k
-from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
+from ragkit.evaluate.relevance import ranking_hits
+from ragkit.evaluate.runs import cached_judgments
 
 FOCUSED = ("keyword", "paraphrase", "context", "temporal", "multilingual")
 
@@ -33,7 +34,7 @@ def diversity_table(pipe, queries: Sequence[Query], k: int = 5, depth: int = 10)
     queries = [query for query in queries if query.evidence]
     if not queries:
         raise RagkitError("no answerable queries: diversity is measured over evidence quotes")
-    judgments = judgments_from_queries(queries, pipe.docs)
+    judgments = cached_judgments(pipe, queries)  # built once per list of queries, not per slider move
     chunks, embeddings, chunk_key = pipe.chunks, pipe.chunk_embeddings, pipe.chunk_key
     position = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
     rows = []
