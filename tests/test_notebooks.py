@@ -54,3 +54,41 @@ def test_notebook_opens_unmodified(path):
         if cell["cell_type"] == "code":
             outputs = json.loads(json.dumps(cell["outputs"]))
             assert merged_streams(outputs) == cell["outputs"], f"{path.name}: consecutive stream outputs"
+
+
+SAME_ARGUMENT_CHECKS = {"allclose", "isclose", "array_equal", "assert_allclose", "assert_array_equal", "assert_equal"}
+
+
+def self_comparisons(source: str) -> list[str]:
+    """Checks in `source` whose two sides are the same expression (`assert x == x`, `np.allclose(a, a)`):
+    they pass whatever the code does."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            # `a.cached is a.cached` checks a cache (two evaluations give one object), so identity is allowed
+            if not isinstance(node.ops[0], ast.Is | ast.IsNot) and ast.dump(node.left) == ast.dump(node.comparators[0]):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.Call) and len(node.args) >= 2:
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name in SAME_ARGUMENT_CHECKS and ast.dump(node.args[0]) == ast.dump(node.args[1]):
+                found.append(ast.unparse(node))
+    return found
+
+
+def test_self_comparison_finder_finds_them():
+    assert self_comparisons("assert x == x\nnp.testing.assert_allclose(a.b, a.b)\nassert x == y") == [
+        "x == x", "np.testing.assert_allclose(a.b, a.b)"]
+
+
+@pytest.mark.parametrize("path", [*NOTEBOOKS, *sorted((ROOT / "tests").glob("test_*.py"))], ids=lambda p: p.name)
+def test_no_check_compares_a_value_with_itself(path):
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        sources = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+    else:
+        sources = [path.read_text(encoding="utf-8")]
+    found = [check for source in sources for check in self_comparisons(source)
+             if "self_comparisons" not in source]  # this file's own examples
+    assert not found, f"{path.name}: checks that cannot fail: {found}"

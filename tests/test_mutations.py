@@ -1,0 +1,90 @@
+"""The core derivations' checks can fail: plant a plausible bug in ragkit, run the same comparison that the
+reference tests and notebooks run, and see it reject the result.
+
+A check that passes whatever the code does proves nothing (the course's rule: every assert must be able to
+fail on a plausible bug). Each test here patches one function with a bug a learner or a contributor could
+write, then expects the independent comparison to raise.
+"""
+
+import bm25s
+import numpy as np
+import pytest
+
+import ragkit.index.bm25 as bm25_module
+import ragkit.rank.rank_fusion as rank_fusion
+from ragkit.chunk.base import Chunk
+from ragkit.evaluate.relevance import Judgment, Target
+from ragkit.evaluate.tables import metric_value
+from ragkit.index.bm25 import BM25Index
+from ragkit.rank.mmr import mmr_select
+
+CORPUS = [["ts", "203", "quota", "daily"], ["quota", "raise", "ask"], ["retry", "after", "seconds", "quota"],
+          ["daily", "reset", "utc"], ["ts", "201", "retry"]]
+QUERIES = [["ts", "203"], ["quota", "retry"], ["daily", "utc", "reset"]]
+
+
+def bm25s_lucene(k1=1.5, b=0.75):
+    retriever = bm25s.BM25(method="lucene", k1=k1, b=b, dtype="float64")
+    retriever.index(CORPUS, show_progress=False)
+    return np.array([retriever.get_scores(tokens) for tokens in QUERIES])
+
+
+def test_bm25_matches_bm25s_and_a_robertson_idf_bug_does_not(monkeypatch):
+    np.testing.assert_allclose(BM25Index(CORPUS).scores(QUERIES), bm25s_lucene(), rtol=1e-6)
+    original = bm25_module.idf_values
+    monkeypatch.setattr(bm25_module, "idf_values", lambda df, n, idf="lucene", epsilon=0.25:
+                        original(df, n, "robertson", epsilon))  # the +1 of Lucene's IDF forgotten
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(BM25Index(CORPUS).scores(QUERIES), bm25s_lucene(), rtol=1e-6)
+
+
+def rrf_by_the_loop(rankings, rrf_k=60):
+    scores = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (rrf_k + rank)
+    return scores
+
+
+def test_rrf_matches_the_loop_and_a_zero_based_rank_bug_does_not(monkeypatch):
+    rankings = [[2, 0, 1, 3], [1, 3, 2]]
+    ranks = [np.full((1, 4), np.inf), np.full((1, 4), np.inf)]
+    for matrix, ranking in zip(ranks, rankings, strict=True):
+        matrix[0, ranking] = np.arange(1, len(ranking) + 1)
+    expected = rrf_by_the_loop(rankings)
+    ours = rank_fusion.rrf_scores(ranks)[0]
+    assert all(abs(ours[item] - value) < 1e-12 for item, value in expected.items())
+    original = rank_fusion.rrf_scores
+    monkeypatch.setattr(rank_fusion, "rrf_scores", lambda r, rrf_k=60, weights=None:
+                        original(r, rrf_k - 1, weights))  # ranks counted from 0, as seed 001's enumerate does
+    buggy = rank_fusion.rrf_scores(ranks)[0]
+    assert not all(abs(buggy[item] - value) < 1e-12 for item, value in expected.items())
+
+
+def mmr_by_the_formula(relevance, similarity, lambda_, k):
+    picked = [int(np.argmax(relevance))]
+    while len(picked) < k:
+        rest = [d for d in range(len(relevance)) if d not in picked]
+        values = [lambda_ * relevance[d] - (1 - lambda_) * max(similarity[d][p] for p in picked) for d in rest]
+        picked.append(rest[int(np.argmax(values))])
+    return picked
+
+
+def test_mmr_matches_the_formula_and_an_inverted_lambda_does_not():
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(10, 6))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    relevance, similarity = rng.random(10), vectors @ vectors.T
+    assert mmr_select(relevance, similarity, 0.7, 6).tolist() == mmr_by_the_formula(relevance, similarity, 0.7, 6)
+    inverted = mmr_select(relevance, similarity, 0.3, 6).tolist()  # λ read as the weight of novelty
+    assert inverted != mmr_by_the_formula(relevance, similarity, 0.7, 6)
+
+
+def test_recall_counts_parts_and_counting_quotes_would_be_caught(monkeypatch):
+    # one part answered by either of two quotes, a second part by a third: one unit answering part 0 is half
+    judgment = Judgment("q", "multi", "dev", (Target("d", 0, 10), Target("f", 0, 10),
+                                               Target("e", 0, 10, parts=frozenset({0}))))
+    ranking = [Chunk("e#0", "e", 0, 20, "")]
+    assert metric_value("recall@5", ranking, judgment) == 0.5
+    monkeypatch.setattr(Judgment, "part_gains", lambda self: [t.gain for t in self.targets])  # quotes, not parts
+    assert metric_value("recall@5", ranking, judgment) != 0.5
