@@ -146,3 +146,26 @@ def test_lang_works_on_a_beir_folder(root):
     assert english["queries"] == everything["queries"] == 4 and english["by_lang"].keys() == {"en"}
     with pytest.raises(RagkitError, match="no test queries with lang 'zh'; the values are en"):
         run_eval(str(root / "tests/fixtures/beir_tiny"), "bm25", "test", 10, lang="zh")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["data", "pool", "--data", "data", "--depth", "0"], "--depth must be at least 1, got 0"),
+    (["data", "pool", "--data", "nowhere"], "nowhere: not a data folder"),
+    (["data", "pool", "--data", "data", "--set", "k1=fast"], "k1='fast' is not a number"),
+])
+def test_pool_bad_input_gets_one_clear_line(root, capsys, args, message, monkeypatch):
+    monkeypatch.chdir(root)
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_broken_judgments_line_names_file_and_line(data_copy):
+    from ragkit.corpus import load_queries
+
+    (data_copy / "judgments.jsonl").write_text('{"query": "api-001", "doc": "api-faq", "relevant": false}\n')
+    with pytest.raises(RagkitError, match=r"judgments\.jsonl:1: a judgment needs query, doc, start, end"):
+        load_queries(data_copy / "queries.jsonl")
+    (data_copy / "judgments.jsonl").write_text('{"query": "api-001", "doc": "api-faq", "start": 0, "end": 5, '
+                                               '"relevant": true}\n')
+    with pytest.raises(RagkitError, match="only passages judged not relevant go here"):
+        load_queries(data_copy / "queries.jsonl")
