@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--split", default="test", help="dev, test or all (BEIR: the qrels file name)")
     evaluate.add_argument("--lang", help="only queries in this language (en or zh)")
     evaluate.add_argument("--type", dest="query_type", help="only queries of this type (keyword, multi, ...)")
+    evaluate.add_argument("--train-split", help="rerank=ltr: the split to train on (default: dev; BEIR: train)")
     evaluate.add_argument("--k", type=int, default=10, help="extra cut-off for recall, nDCG and MRR")
     evaluate.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                           help="any pipeline setting, repeatable: --set k1=1.2 --set b=0.75 (names: "
@@ -118,12 +119,18 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.k < 1:
             raise RagkitError(f"--k must be at least 1, got {args.k}")
-        result = run_eval(args.data, args.method, args.split, args.k, settings, args.lang, args.query_type)
+        result = run_eval(args.data, args.method, args.split, args.k, settings, args.lang, args.query_type,
+                          args.train_split)
     except RagkitError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for name, value in result["metrics"].items():
         print(f"{name:>12}  {value:.4f}")
+    if "refusal" in result:
+        print("refusal: " + ", ".join(f"{name} {value:g}" for name, value in result["refusal"].items()))
+    if "ltr" in result:
+        print(f"ltr trained on {result['ltr']['train_split']}; weights: " +
+              ", ".join(f"{name} {weight:+.2f}" for name, weight in result["ltr"]["importances"].items()))
     print(f"{result['queries']} queries, {result['seconds']} s")
     if args.json:
         print(json.dumps(result))

@@ -4,7 +4,9 @@
 language or query type, with means overall, per type and per language, and judged@10 (how much of the top 10
 the judgments cover). `pool_units` lists the top units of a configuration that no judgment covers yet: the work
 a judge still has to do before that configuration's numbers can be trusted (`data/README.md`, "Pooled
-judgments"). Left out: running the judges (they are people or language models given only query and passage).
+judgments"). With `rerank="ltr"` both first train the ranker on another split (`trained_pipeline`); with a
+`threshold`, `run_eval` also measures refusal on the split's unanswerable queries. Left out: running the judges
+(they are people or language models given only query and passage).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ragkit.config import PipelineConfig
 from ragkit.corpus import load_documents, load_queries
 from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
+from ragkit.evaluate.refusal import refusal_row
 from ragkit.evaluate.relevance import judged_units, judgments_from_queries
 from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
 from ragkit.pipeline import Pipeline
@@ -55,8 +58,35 @@ def load_eval_data(folder: str | Path, split: str, lang: str | None = None, quer
     return docs, queries, judgments, config
 
 
+def trained_pipeline(data: str, pipe: Pipeline, split: str, train_split: str | None, evaluating: bool = True):
+    """`pipe`, with its learning-to-rank model trained on `train_split` when it reranks with `ltr` (default: dev
+    for course data, train for BEIR). Training on the split under evaluation is refused.
+
+    >>> trained_pipeline("data", Pipeline(load_documents("data/corpus")), "test", None).ranker is None
+    True
+    """
+    if pipe.config.rerank != "ltr":
+        return pipe
+    train_split = train_split or ("train" if is_beir_folder(data) else "dev")
+    if evaluating and train_split == split:
+        raise RagkitError(f"rerank=ltr would train and be measured on the same split ({split}): pick another "
+                          "with --train-split (course data: dev; BEIR: train)")
+    return pipe.train_ranker(*load_eval_data(data, train_split)[1:3])
+
+
+def refusal_measures(data: str, pipe: Pipeline, split: str) -> dict:
+    """Refusal precision, recall and the rest (`ragkit.evaluate.refusal.refusal_row`) on all queries of the
+    split, unanswerable ones included, and how many queries were rewritten."""
+    queries = load_queries(Path(data) / "queries.jsonl", split=None if split == "all" else split)
+    table = pipe.evaluate(queries, ["failure@5"])
+    found = pipe.retrieve([query.text for query in queries], 5)
+    row = refusal_row(table["refused"], table["answerable"], table["failure@5"])
+    return {**{name: round(float(value), 4) for name, value in row.items()}, "queries": len(queries),
+            "unanswerable": int((~table["answerable"]).sum()), "rewritten": sum(r is not None for r in found.rewrites)}
+
+
 def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[tuple[str, object]] = (),
-             lang: str | None = None, query_type: str | None = None) -> dict:
+             lang: str | None = None, query_type: str | None = None, train_split: str | None = None) -> dict:
     """Evaluate one configuration; returns the JSON-ready result: the means, `by_type` and `by_lang`, the
     judged share of the top 10, and every config field under "config". `settings` are (name, value) pairs.
 
@@ -67,7 +97,7 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
     check_k(k)
     docs, queries, judgments, config = load_eval_data(data, split, lang, query_type)
     changes = dict(settings) if method is None else {"method": method, **dict(settings)}
-    pipe = Pipeline(docs, config, **changes)
+    pipe = trained_pipeline(data, Pipeline(docs, config, **changes), split, train_split)
     metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", "judged@10"]))
     depth = max(int(m.split("@")[1]) for m in metrics)
     table = per_query_metrics(pipe.rankings([q.text for q in queries], depth), judgments, metrics)
@@ -83,6 +113,11 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
               "by_type": means("type"), "by_lang": means("lang"), "config": dataclasses.asdict(pipe.config)}
     if is_beir_folder(data):
         result["skipped_qrels"] = skipped_qrels(data, split)
+    elif pipe.config.threshold is not None:
+        result["refusal"] = refusal_measures(data, pipe, split)
+    if pipe.ranker is not None:
+        result["ltr"] = {"train_split": train_split or ("train" if is_beir_folder(data) else "dev"),
+                         "importances": pipe.ranker.importances()}
     result["seconds"] = round(time.perf_counter() - started, 2)
     return result
 
@@ -98,7 +133,7 @@ def pool_units(data: str, method: str | None, split: str, depth: int,
     check_k(depth)
     docs, queries, judgments, config = load_eval_data(data, split)
     changes = dict(settings) if method is None else {"method": method, **dict(settings)}
-    pipe = Pipeline(docs, config, **changes)
+    pipe = trained_pipeline(data, Pipeline(docs, config, **changes), split, None, evaluating=False)
     by_id = {doc.doc_id: doc for doc in docs}
     records = []
     for query, judgment, ranking in zip(queries, judgments, pipe.rankings([q.text for q in queries], depth),

@@ -4,8 +4,7 @@
 and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
 the values it accepts; `check_config` (and the command line's `--set`) use it, so an unknown name lists the valid ones
 and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
-pipeline's caches follow it). Left out: knobs of stages that are not built yet (rerank, notebook 09): each
-is added here by the notebook that builds it.
+pipeline's caches follow it). Left out: knobs of generation, which the course does not build.
 """
 
 from __future__ import annotations
@@ -31,15 +30,9 @@ class Knob:
     meaning: str = ""
 
     def allowed(self) -> str:
-        if self.choices:
-            text = "one of " + ", ".join(self.choices)
-        elif self.kind is str:
-            text = "a name"
-        else:
-            noun = "an integer" if self.kind is int else "a number"
-            bounds = [f">= {self.low:g}"] if self.low > -math.inf else []
-            bounds += [f"<= {self.high:g}"] if self.high < math.inf else []
-            text = f"{noun} {' and '.join(bounds)}".strip()
+        bounds = [f">= {self.low:g}"] * (self.low > -math.inf) + [f"<= {self.high:g}"] * (self.high < math.inf)
+        text = ("one of " + ", ".join(self.choices) if self.choices else "a name" if self.kind is str else
+                f"{'an integer' if self.kind is int else 'a number'} {' and '.join(bounds)}".strip())
         return text + (", or None" if self.optional else "")
 
 
@@ -70,10 +63,22 @@ KNOBS: dict[str, Knob] = {
     "mmr_lambda": Knob("diversify", float, low=0, high=1, optional=True, meaning="MMR: 1 pure relevance, 0 pure "
                        "novelty; None: off"),
     "mmr_fetch": Knob("diversify", int, low=1, meaning="MMR: how many of the best candidates it re-orders"),
-    "mmr_similarity": Knob("diversify", str, ("embedding", "metadata"), meaning="MMR: chunk similarity by "
-                           "cosine of embeddings, or 1 for the same document"),
-    "threshold": Knob("refusal", float, optional=True, meaning="refuse when the best score is below it; None: off"),
+    "mmr_similarity": Knob("diversify", str, ("embedding", "metadata"), meaning="MMR: chunk similarity by cosine "
+                           "of embeddings, or 1 for the same document"),
+    "rerank": Knob("rerank", str, ("none", "maxsim", "ltr", "llm", "cross-encoder"), meaning="second stage: "
+                   "re-score the best rerank_depth candidates (late interaction, learnt ranker, a language model's "
+                   "0-10 judgments, a cross-encoder)"),
+    "rerank_depth": Knob("rerank", int, low=1, high=1000, meaning="first-stage candidates the reranker re-scores"),
+    "rerank_model": Knob("rerank", str, optional=True, meaning="cross-encoder: the folder of a saved model"),
+    "ltr_objective": Knob("rerank", str, ("pointwise", "pairwise"), meaning="learning to rank: one candidate at "
+                          "a time, or pairs of candidates of one query"),
+    "threshold": Knob("refusal", float, optional=True, meaning="refuse when the best score (the reranker's if "
+                      "any) is below it; None: off"),
+    "rewrite": Knob("refusal", str, ("none", "llm"), meaning="under the threshold, retry once with a language "
+                    "model's rewrite of the query before refusing"),
 }
+# the range of each reranker's scores, where it has one (a refusal threshold must lie inside)
+SCORE_RANGES = {"maxsim": (-1.0, 1.0), "llm": (0.0, 10.0)}
 
 
 @dataclass(frozen=True, repr=False)
@@ -90,7 +95,8 @@ class PipelineConfig:
       retrieval: method='bm25', k1=0.9, b=0.75, bm25_idf='lucene'
       fusion:    fusion='zscore', rrf_k=60.0, alpha=0.5, fusion_depth=None
       diversify: mmr_lambda=None, mmr_fetch=20, mmr_similarity='embedding'
-      refusal:   threshold=None
+      rerank:    rerank='none', rerank_depth=15, rerank_model=None, ltr_objective='pointwise'
+      refusal:   threshold=None, rewrite='none'
     )
     """
 
@@ -116,7 +122,12 @@ class PipelineConfig:
     mmr_lambda: float | None = None
     mmr_fetch: int = 20
     mmr_similarity: str = "embedding"
+    rerank: str = "none"
+    rerank_depth: int = 15
+    rerank_model: str | None = None
+    ltr_objective: str = "pointwise"
     threshold: float | None = None
+    rewrite: str = "none"
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -198,6 +209,10 @@ def check_config(config: PipelineConfig) -> None:
         object.__setattr__(config, field.name, check_value(field.name, getattr(config, field.name)))
     if config.chunk_size is not None and config.chunk_overlap >= config.chunk_size:
         raise RagkitError(f"chunk_overlap={config.chunk_overlap} must be smaller than chunk_size={config.chunk_size}")
-    if config.method == "dense" and config.threshold is not None and not -1 <= config.threshold <= 1:
-        raise RagkitError(f"threshold={config.threshold} is out of range: the dense method scores by cosine, "
-                          "which lies between -1 and 1")
+    ranges = {**SCORE_RANGES, "none": (-1.0, 1.0) if config.method == "dense" else (-math.inf, math.inf),
+              "ltr": (0.0, 1.0) if config.ltr_objective == "pointwise" else (-math.inf, math.inf)}
+    low, high = ranges.get(config.rerank, (-math.inf, math.inf))
+    if config.threshold is not None and not low <= config.threshold <= high:
+        scores = f"rerank={config.rerank!r} scores lie" if config.rerank != "none" else \
+            "the dense method scores by cosine, which lies"
+        raise RagkitError(f"threshold={config.threshold} is out of range: {scores} between {low:g} and {high:g}")

@@ -4,13 +4,13 @@ Data flows one way, and each arrow is a plain function in a stage subpackage:
 
     documents → chunks and their context (ragkit.chunk) → dense vectors (ragkit.embed) and BM25 terms (ragkit.text, ragkit.index)
     → candidate scores (ragkit.index) → fusion (ragkit.rank.fusion) → diversify (ragkit.rank.mmr)
-    → refusal (ragkit.rank.refuse) → top-k → evaluation (ragkit.evaluate)
+    → rerank, rewrite and refusal (ragkit.reranking) → top-k → evaluation (ragkit.evaluate)
 
 Every knob lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)` checks names and
 ranges. Each stage caches by exactly the fields it reads (chunks by the chunker function and its fields,
 embeddings by the chunks and the model, BM25 statistics by the chunks, analyzer and IDF), so moving `k1`,
 `b`, a fusion knob, `mmr_lambda` or `threshold` re-scores from memory, and only a chunking change re-chunks
-and re-embeds. `using(**changes)` gives a variant that shares the caches. Left out: generation, and the rerank stage of notebook 09.
+and re-embeds. `using(**changes)` gives a variant that shares the caches. Left out: generation.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ragkit.chunk.base import Chunk, whole_document_chunks
 from ragkit.chunk.context import contextual_texts
 from ragkit.chunk.parent_child import parent_rankings, parents_by_child
 from ragkit.chunk.registry import SIZES, Chunker, default_chunkers
-from ragkit.config import ANALYZER_FIELDS, KNOBS, MMR_FIELDS, SCORING_FIELDS, PipelineConfig
+from ragkit.config import ANALYZER_FIELDS, KNOBS, MMR_FIELDS, SCORING_FIELDS, STAGES, PipelineConfig
 from ragkit.corpus import Document, Query
 from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError, check_query
@@ -36,14 +36,13 @@ from ragkit.index.bm25 import BM25Index
 from ragkit.index.exact import cosine_scores, top_k
 from ragkit.llm.client import LanguageModel
 from ragkit.rank.fusion import RANK_FUSIONS, fuse, fuse_ranks
-from ragkit.rank.mmr import mmr_rerank
 from ragkit.rank.rank_fusion import ranks_from_scores
-from ragkit.rank.refuse import refusals
+from ragkit.reranking import Retrieval, retrieve, train_ranker
 from ragkit.text.analyzer import Analyzer
 
 
 class Pipeline:
-    """Documents → chunks → embeddings and BM25 → scores → fusion → MMR → refusal → rankings, every stage cached.
+    """Documents → chunks → embeddings and BM25 → scores → fusion → MMR → rerank → refusal → rankings, cached.
 
     >>> from ragkit.corpus import load_documents
     >>> pipe = Pipeline(load_documents("data/corpus"), method="bm25", k1=1.2)
@@ -64,6 +63,7 @@ class Pipeline:
         self.chunkers: dict[str, Chunker] = default_chunkers()
         self.cache = StageCache(size=32)  # a widget re-scores one query set many times: keep recent results
         self.runs = self.cache.runs  # how often each stage has computed (not served from its cache)
+        self.ranker = None  # the learning-to-rank model of rerank="ltr", set by train_ranker
         self.config = config or PipelineConfig()
         self.configure(**changes)
 
@@ -131,8 +131,9 @@ class Pipeline:
         return (self.chunk_key, self.model_name, method, self.config.values(SCORING_FIELDS[method](self.config)))
 
     def ranking_key(self) -> tuple:
-        """What the rankings depend on: the scores, then MMR and refusal."""
-        return (self.score_key(), self.config.values((*MMR_FIELDS, "threshold")))
+        """What the rankings depend on: the scores, then MMR, rerank (and the trained ranker) and refusal."""
+        ranker = self.ranker if self.config.rerank == "ltr" else None
+        return (self.score_key(), self.config.values((*MMR_FIELDS, *STAGES["rerank"], *STAGES["refusal"])), ranker)
 
     def terms(self, text: str) -> list[str]:
         """BM25's terms of one text under the analyzer knobs (`ragkit.text.analyzer`), cached: a slider
@@ -175,27 +176,17 @@ class Pipeline:
         method = {"dense": self.dense_scores, "bm25": self.bm25_scores, "hybrid": self.hybrid_scores}
         return method[self.config.method](list(queries))
 
-    def refused(self, scores: np.ndarray) -> np.ndarray:
-        """Per query (row of `scores`): True when refusal is on and the best score is below `threshold`."""
-        if self.config.threshold is None:
-            return np.zeros(len(scores), dtype=bool)
-        return refusals(scores.max(axis=1), self.config.threshold, low=-np.inf, high=np.inf)
+    def retrieve(self, queries: Sequence[str], depth: int) -> Retrieval:
+        """Per query: its best `depth` chunk indices after MMR, rerank and refusal, with scores
+        (`ragkit.reranking.retrieve`); kept among recent results."""
+        queries = tuple(check_query(query) for query in queries)
+        return self.cache.recent(("retrieve", self.ranking_key(), queries, depth),
+                                 lambda: retrieve(self, queries, depth))
 
-    def ranked_indices(self, scores: np.ndarray, depth: int) -> list[np.ndarray]:
-        """Per query, the indices of its best `depth` chunks after MMR (`mmr_lambda`); none when refused."""
-        config, refused = self.config, self.refused(scores)
-        fetch = config.mmr_fetch if config.mmr_lambda is not None else 0
-        best = top_k(scores, min(max(depth, fetch), scores.shape[1]))
-        if config.mmr_lambda is not None:  # the diversify stage: re-order each query's first mmr_fetch
-            vectors = self.chunk_embeddings if config.mmr_similarity == "embedding" else None
-            best = mmr_rerank(best, scores, vectors, [chunk.doc_id for chunk in self.chunks], config.mmr_lambda,
-                              fetch)
-        return [row[:0] if no else row[:depth] for row, no in zip(best, refused, strict=True)]
-
-    def rank_chunks(self, scores: np.ndarray, depth: int) -> list[list[Chunk]]:
-        """Per query, its best `depth` chunks (parents, for parent-child chunking) from a score matrix."""
+    def rank_chunks(self, indices: Sequence[np.ndarray]) -> list[list[Chunk]]:
+        """Chunk indices as chunks (their parents, de-duplicated, for parent-child chunking)."""
         chunks = self.chunks
-        rankings = [[chunks[i] for i in row] for row in self.ranked_indices(scores, depth)]
+        rankings = [[chunks[i] for i in row] for row in indices]
         if self.config.chunker == "parent-child" and self.config.chunk_size is not None:
             config = self.config  # the parent-child chunker searches children and returns their parents
             parents = self.cache.stage(("parents", self.chunk_key), lambda: parents_by_child(
@@ -204,15 +195,20 @@ class Pipeline:
         return rankings
 
     def search(self, query: str, k: int = 5) -> list[tuple[Chunk, float]]:
-        """The top `k` chunks for one query with their first-stage scores; empty when the query is refused."""
-        scores = self.scores([check_query(query)])
-        top_k(scores[0], k)  # the same clear error as everywhere when k is larger than the corpus
+        """The top `k` chunks for one query, with scores (the reranker's when reranking); empty when refused."""
+        top_k(np.zeros((1, len(self.chunks))), k)  # the same clear error as everywhere when k is too large
+        found = self.retrieve([query], k)
         chunks = self.chunks
-        return [(chunks[i], float(scores[0, i])) for i in self.ranked_indices(scores, k)[0]]
+        return [(chunks[i], float(score)) for i, score in zip(found.indices[0], found.scores[0], strict=True)]
 
     def rankings(self, queries: Sequence[str], depth: int = 100) -> list[list[Chunk]]:
         """For each query, up to `depth` chunks best first (fewer for a small corpus; none when refused)."""
-        return self.rank_chunks(self.scores(queries), depth) if queries else []
+        return self.rank_chunks(self.retrieve(queries, depth).indices) if queries else []
+
+    def train_ranker(self, queries: Sequence[Query], judgments: Sequence | None = None) -> Pipeline:
+        """Fit the learning-to-rank model that `rerank="ltr"` uses on labelled `queries` (`ragkit.reranking`)."""
+        self.ranker = train_ranker(self, queries, judgments)
+        return self
 
     def evaluate(self, queries: Sequence[Query], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
         """One row per query with its metrics, best score and refusal (`ragkit.evaluate.runs`). Unanswerable

@@ -10,7 +10,7 @@ PACKAGE = ROOT / "ragkit"
 # stages in data-flow order; a module may import its own stage, lower stages and the shared base modules
 STAGES = ["text", "llm", "chunk", "embed", "index", "rank", "assemble", "evaluate", "widgets"]
 BASE = {"errors", "cache", "corpus"}
-TOP = {"config", "pipeline", "commands", "cli", "__init__", "__main__"}
+TOP = {"config", "pipeline", "reranking", "commands", "cli", "__init__", "__main__"}
 MAX_LINES = 220  # "about 200": split a module by idea before it grows past this
 
 

@@ -2,7 +2,9 @@
 
 The situating contexts of notebook 07 were recorded for the chunkings in `RECORDED_CHUNKINGS` (chunk size,
 overlap). Every chunk of each must have exactly one recorded context, filed under the key of its prompt, and
-each context must be 1 to 3 sentences. `python -m ragkit data check` runs this when `data/llm/` exists.
+each context must be 1 to 3 sentences. The rerank scores and query rewrites of notebook 09 must each be filed
+under the key of the prompt rebuilt from the query and chunk they name, a score must be a whole number from 0
+to 10 and a rewrite one line. `python -m ragkit data check` runs this when `data/llm/` exists.
 Left out: judging whether a context is true to its document (people read samples: see data/llm/README.md).
 """
 
@@ -17,10 +19,11 @@ from ragkit.chunk.base import chunk_corpus
 from ragkit.chunk.fixed import fixed_size_chunks
 from ragkit.corpus import load_documents
 from ragkit.errors import RagkitError
-from ragkit.llm.prompts import prompt_key, situate_prompt
+from ragkit.llm.prompts import prompt_key, rerank_prompt, rewrite_prompt, situate_prompt
 
 RECORDED_CHUNKINGS = ((800, 100),)
 CONTEXTS_FILE = "situating-contexts.jsonl"
+RERANK_FILE, REWRITE_FILE = "rerank-scores.jsonl", "query-rewrites.jsonl"
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
 
 
@@ -72,3 +75,48 @@ def check_contexts(folder: str | Path, problems: list[str]) -> int:
         if not 1 <= sentences(response) <= 3:
             problems.append(f"{path}:{number}: a context of {sentences(response)} sentences (1 to 3 expected)")
     return len(records)
+
+
+def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
+    """Append a problem for every recorded rerank score or rewrite whose key is not its prompt's (rebuilt from
+    the query and chunk it names), whose query or chunk does not exist, or whose answer is malformed; returns
+    how many records were checked.
+
+    >>> check_rerank_records("data", problems := [])  # doctest: +SKIP
+    8306
+    """
+    from ragkit.chunk.base import chunk_corpus as chunked
+    from ragkit.corpus import load_queries
+
+    folder, checked = Path(folder), 0
+    try:
+        docs, queries = load_documents(folder / "corpus"), load_queries(folder / "queries.jsonl")
+    except RagkitError as error:
+        problems.append(str(error))
+        return 0
+    texts = {query.query_id: query.text for query in queries}
+    chunks = {chunk.chunk_id: chunk for size, overlap in RECORDED_CHUNKINGS
+              for chunk in chunked(docs, fixed_size_chunks, size=size, overlap=overlap)}
+    for name in (RERANK_FILE, REWRITE_FILE):
+        path = folder / "llm" / name
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        for number, line in enumerate(lines, start=1):
+            checked += 1
+            try:
+                record = json.loads(line)
+                query, response, key = texts.get(record["query"]), record["response"], record["key"]
+                chunk = chunks.get(record["chunk"]) if name == RERANK_FILE else None
+            except (json.JSONDecodeError, KeyError, TypeError):
+                problems.append(f"{path}:{number}: not a JSON object with key, query, response (and chunk)")
+                continue
+            if query is None or (name == RERANK_FILE and chunk is None):
+                problems.append(f"{path}:{number}: names a query or chunk that does not exist")
+                continue
+            prompt = rerank_prompt(query, chunk.title, chunk.text) if chunk else rewrite_prompt(query)
+            if key != prompt_key(prompt):
+                problems.append(f"{path}:{number}: its key is not the key of the prompt for its query and chunk")
+            malformed = (not (response.isdigit() and 0 <= int(response) <= 10)) if chunk else \
+                (not response.strip() or "\n" in response)
+            if malformed:
+                problems.append(f"{path}:{number}: {'a score must be a whole number from 0 to 10' if chunk else 'a rewrite must be one line'}, got {response[:40]!r}")
+    return checked

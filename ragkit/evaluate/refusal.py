@@ -54,8 +54,9 @@ def refusal_row(refused: Sequence[bool], answerable: Sequence[bool], failure_at_
 
 
 def refusal_table(top_scores: Sequence[float], answerable: Sequence[bool], failure_at_5: Sequence[float],
-                  threshold: float) -> dict[str, float]:
-    """`refusal_row` when every query whose top cosine is below `threshold` is refused.
+                  threshold: float, low: float = -1.0, high: float = 1.0) -> dict[str, float]:
+    """`refusal_row` when every query whose top score is below `threshold` is refused; the threshold must lie
+    in [low, high], the range of the scores (default: cosine; a reranker's scores have others).
 
     >>> row = refusal_table([0.2, 0.3, 0.6, 0.7], [False, True, True, False], [np.nan, 1.0, 0.0, np.nan], 0.35)
     >>> row["precision"], row["recall"], row["answered failure@5"]
@@ -64,11 +65,12 @@ def refusal_table(top_scores: Sequence[float], answerable: Sequence[bool], failu
     top_scores = np.asarray(top_scores, dtype=float)
     if top_scores.ndim != 1 or len(top_scores) == 0:
         raise RagkitError("need one top score per query, and at least one query")
-    return {"threshold": float(threshold), **refusal_row(refusals(top_scores, threshold), answerable, failure_at_5)}
+    return {"threshold": float(threshold), **refusal_row(refusals(top_scores, threshold, low, high), answerable,
+                                                         failure_at_5)}
 
 
 def threshold_sweep(top_scores: Sequence[float], answerable: Sequence[bool], failure_at_5: Sequence[float],
-                    thresholds: Sequence[float]) -> pd.DataFrame:
+                    thresholds: Sequence[float], low: float = -1.0, high: float = 1.0) -> pd.DataFrame:
     """`refusal_table` at each threshold, one row each.
 
     >>> sweep = threshold_sweep([0.2, 0.6], [False, True], [np.nan, 0.0], [0.1, 0.3, 0.7])
@@ -77,7 +79,7 @@ def threshold_sweep(top_scores: Sequence[float], answerable: Sequence[bool], fai
     """
     if len(thresholds) == 0:
         raise RagkitError("give at least one threshold to sweep")
-    return pd.DataFrame([refusal_table(top_scores, answerable, failure_at_5, t) for t in thresholds],
+    return pd.DataFrame([refusal_table(top_scores, answerable, failure_at_5, t, low, high) for t in thresholds],
                         columns=COLUMNS)
 
 

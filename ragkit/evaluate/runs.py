@@ -2,7 +2,7 @@
 
 `evaluate_pipeline` is what `Pipeline.evaluate` runs: it scores and ranks the queries with the pipeline's
 current config, judges the rankings from the evidence spans (`ragkit.evaluate.tables.per_query_metrics`), and
-adds each query's best score and whether it was refused. Evaluations are cached by exactly the knobs that
+adds each query's best score (the reranker's when reranking) and whether it was refused. Evaluations are cached by exactly the knobs that
 decide the rankings, so a widget that shows several variants re-evaluates only the ones whose knobs moved.
 Left out: evaluating several pipelines side by side (notebook 10 builds its leaderboard from these rows).
 """
@@ -31,9 +31,9 @@ def evaluate_pipeline(pipe, queries: Sequence[Query], metrics: Sequence[str] = D
     labels, judgments = tuple(map(id, queries)), cached_judgments(pipe, queries)
 
     def table() -> pd.DataFrame:
-        scores = pipe.scores([query.text for query in queries])
-        rows = per_query_metrics(pipe.rank_chunks(scores, depth), judgments, metrics)
-        return rows.assign(top_score=scores.max(axis=1), refused=pipe.refused(scores))
+        found = pipe.retrieve([query.text for query in queries], depth)
+        rows = per_query_metrics(pipe.rank_chunks(found.indices), judgments, metrics)
+        return rows.assign(top_score=found.top_scores, refused=found.refused)
 
     key = (pipe.ranking_key(), labels, tuple(metrics))
     return pipe.cache.recent(("evaluate", key), table)

@@ -19,11 +19,12 @@ from ragkit.evaluate.refusal import refusal_row, threshold_summary, threshold_sw
 from ragkit.rank.refuse import check_threshold
 
 
-def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | None = None, ax=None):
+def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | None = None, ax=None,
+                     score: str = "the top cosine"):
     """Refusal precision and recall against the threshold, with a vertical line at `threshold`.
 
     `base_rate`, the share of unanswerable queries, is drawn as a dotted line: the precision of refusing
-    at random.
+    at random. `score` names what the threshold compares (the top cosine, or a reranker's best score).
 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> sweep = threshold_sweep([0.2, 0.6], [False, True], [np.nan, 0.0], [0.1, 0.3, 0.7])
@@ -38,10 +39,10 @@ def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | N
         figure = ax.figure
     ax.plot(sweep["threshold"], sweep["precision"], label="refusal precision", color="#1b9e77")
     ax.plot(sweep["threshold"], sweep["recall"], label="refusal recall", color="#d95f02")
-    ax.axvline(check_threshold(threshold), color="black", linestyle="--", linewidth=1)
+    ax.axvline(check_threshold(threshold, -np.inf, np.inf), color="black", linestyle="--", linewidth=1)
     if base_rate is not None:
         ax.axhline(base_rate, color="#1b9e77", linestyle=":", linewidth=1, label="precision of random refusal")
-    ax.set(xlabel="threshold on the top cosine", ylabel="share", ylim=(-0.02, 1.02),
+    ax.set(xlabel=f"threshold on {score}", ylabel="share", ylim=(-0.02, 1.02),
            title="Refuse when the best chunk scores below the threshold")
     ax.legend(loc="center left")
     figure.tight_layout()
@@ -72,7 +73,9 @@ def threshold_widget(pipe, queries: Sequence[Query], thresholds: Sequence[float]
     from IPython.display import display
 
     unrefused = pipe.using(threshold=None).evaluate(queries, ["failure@5"])
-    sweep = threshold_sweep(unrefused["top_score"], unrefused["answerable"], unrefused["failure@5"], thresholds)
+    score = "the top cosine" if pipe.config.rerank == "none" else f"the best {pipe.config.rerank} score"
+    sweep = threshold_sweep(unrefused["top_score"], unrefused["answerable"], unrefused["failure@5"], thresholds,
+                            low=-np.inf, high=np.inf)  # any scorer: the pipeline's config checked the range
     step = float(np.min(np.diff(thresholds))) if len(thresholds) > 1 else 0.01
     slider = widgets.FloatSlider(value=value, min=float(min(thresholds)), max=float(max(thresholds)), step=step,
                                  description="threshold", continuous_update=False, readout_format=".2f",
@@ -85,7 +88,8 @@ def threshold_widget(pipe, queries: Sequence[Query], thresholds: Sequence[float]
         numbers.value = threshold_summary(row, total=row["queries"])
         plot.clear_output(wait=True)
         with plot:
-            figure = threshold_figure(sweep, threshold, base_rate=1 - float(unrefused["answerable"].mean()))
+            figure = threshold_figure(sweep, threshold, base_rate=1 - float(unrefused["answerable"].mean()),
+                                      score=score)
             display(figure)
             plt.close(figure)
 

@@ -1,0 +1,261 @@
+"""The rerank stage: MaxSim against a literal loop and sentence-transformers' token vectors, learning to rank,
+LLM judgments replayed from their recordings, the cross-encoder plumbing on a tiny random model, rewrite then
+refuse, and clear errors on bad input."""
+
+import json
+
+import numpy as np
+import pytest
+
+from ragkit.cli import main
+from ragkit.corpus import Document
+from ragkit.errors import RagkitError
+from ragkit.llm.client import load_recordings
+from ragkit.llm.prompts import prompt_key, rerank_prompt, rewrite_prompt
+from ragkit.pipeline import Pipeline
+from ragkit.rank.cross_encoder import cross_encoder_scores, load_cross_encoder
+from ragkit.rank.features import FEATURES, identifiers
+from ragkit.rank.llm_rerank import parse_score, rewritten_query
+from ragkit.rank.ltr import fit_ranker, pairwise_differences
+from ragkit.rank.maxsim import maxsim, maxsim_scores
+
+
+def literal_maxsim(query, chunk):
+    """ColBERT's MaxSim written as the loops of its definition, divided by the query's length."""
+    total = 0.0
+    for q in query:
+        total += max(sum(float(a) * float(b) for a, b in zip(q, d, strict=True)) for d in chunk)
+    return total / len(query)
+
+
+def test_maxsim_equals_the_literal_loop():
+    rng = np.random.default_rng(0)
+    unit = lambda n: (v := rng.normal(size=(n, 8))) / np.linalg.norm(v, axis=1, keepdims=True)  # noqa: E731
+    query, chunks = unit(4), [unit(n) for n in (3, 7, 1)]
+    loops = [literal_maxsim(query, chunk) for chunk in chunks]
+    np.testing.assert_allclose(maxsim_scores(query, chunks), loops, atol=1e-6)
+    np.testing.assert_allclose([maxsim(query, chunk) for chunk in chunks], loops, atol=1e-6)
+
+
+def test_maxsim_is_not_the_mean_of_all_similarities():
+    query, chunk = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert maxsim(query, chunk) == 1.0 and float((query @ chunk.T).mean()) == 0.5
+
+
+def test_token_vectors_equal_sentence_transformers_token_embeddings(encoder):
+    from ragkit.embed.numpy_encoder import NumpyEncoder
+
+    texts = ["How do I revoke an API key?", "年假可以结转到明年吗"]
+    ours = NumpyEncoder().token_vectors(texts)
+    theirs = encoder.model.encode(texts, output_value="token_embeddings")
+    for mine, reference in zip(ours, theirs, strict=True):
+        reference = reference.numpy() / np.linalg.norm(reference.numpy(), axis=1, keepdims=True)
+        assert mine.shape == reference.shape
+        np.testing.assert_allclose(mine.astype(np.float32), reference, atol=2e-3)  # float16 storage
+
+
+def test_maxsim_errors_on_empty_sides():
+    with pytest.raises(RagkitError, match="at least one token vector"):
+        maxsim(np.zeros((0, 2)), np.ones((1, 2)))
+
+
+def test_pairwise_differences_by_hand():
+    x = np.array([[3.0, 1.0], [1.0, 1.0], [0.0, 2.0], [9.0, 9.0]])
+    diffs = pairwise_differences(x, np.array([1, 0, 0, 1]), np.array([0, 0, 0, 1]))
+    assert diffs.tolist() == [[2.0, 0.0], [3.0, -1.0]], "query 1 has no non-relevant candidate: no pair"
+
+
+@pytest.mark.parametrize("objective", ["pointwise", "pairwise"])
+def test_ltr_learns_the_informative_feature(objective):
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(40), 10)
+    noise, signal = rng.normal(size=400), rng.normal(size=400)
+    labels = (signal + 0.3 * rng.normal(size=400) > 1).astype(int)
+    ranker = fit_ranker(np.c_[noise, signal], labels, groups, ["noise", "signal"], objective)
+    assert list(ranker.importances())[0] == "signal"
+    assert abs(ranker.importances()["signal"]) > 3 * abs(ranker.importances()["noise"])
+    if objective == "pointwise":
+        assert ((ranker.scores(np.c_[noise, signal]) >= 0) & (ranker.scores(np.c_[noise, signal]) <= 1)).all()
+
+
+def test_ltr_needs_both_labels_and_a_known_objective():
+    with pytest.raises(RagkitError, match="both relevant and non-relevant"):
+        fit_ranker(np.ones((3, 1)), [0, 0, 0], [0, 0, 0], ["x"])
+    with pytest.raises(RagkitError, match="unknown learning-to-rank objective"):
+        fit_ranker(np.ones((2, 1)), [0, 1], [0, 0], ["x"], "listwise")
+
+
+def test_identifiers_and_scores_parse():
+    assert identifiers("is TS-203 still returned by /v2/sessions in 5.3?") == ["ts-203", "/v2/sessions", "5.3"]
+    assert identifiers("how do refunds work") == []
+    assert parse_score("8") == 8.0 and parse_score("**10**") == 10.0
+    for bad in ("eleven", "11", "-1", ""):
+        with pytest.raises(RagkitError, match="score from 0 to 10"):
+            parse_score(bad)
+
+
+class Scripted:
+    """A language model that answers from a dict of prompt fragments (first match wins) and logs its prompts."""
+
+    def __init__(self, answers):
+        self.answers, self.prompts = answers, []
+
+    def complete(self, prompt, purpose="a response"):
+        self.prompts.append(prompt)
+        return next(answer for fragment, answer in self.answers.items() if fragment in prompt)
+
+
+DOCS = [Document("keys", "API keys", "api", "2025-01-01", "en", "Rotate API keys every 90 days in the console."),
+        Document("leave", "Annual leave", "hr", "2025-01-01", "en", "Annual leave is 25 days; five carry over."),
+        Document("quota", "Quotas", "api", "2025-01-01", "en", "TS-203 means the daily quota is used up.")]
+
+
+def tiny_pipeline(model, **changes):
+    return Pipeline(DOCS, method="bm25", chunk_size=None, language_model=model, **changes)
+
+
+def test_llm_rerank_orders_by_the_models_scores():
+    model = Scripted({"Annual leave": "9", "Quotas": "4", "API keys": "1"})
+    pipe = tiny_pipeline(model, rerank="llm", rerank_depth=3)
+    found = pipe.search("rotate keys", k=3)
+    assert [chunk.doc_id for chunk, _ in found] == ["leave", "quota", "keys"]
+    assert [score for _, score in found] == [9.0, 4.0, 1.0]
+    assert all("Query: rotate keys" in prompt for prompt in model.prompts)
+    assert pipe.using(rerank="none").search("rotate keys", k=1)[0][0].doc_id == "keys", "first stage unchanged"
+
+
+def test_rerank_depth_keeps_the_tail_in_first_stage_order():
+    model = Scripted({"API keys": "0", "": "5"})
+    pipe = tiny_pipeline(model, rerank="llm", rerank_depth=1)
+    assert [c.doc_id for c in pipe.rankings(["rotate keys every 90 days"], 3)[0]][0] == "keys"
+    assert len(model.prompts) == 1, "only the head of rerank_depth candidates is sent to the model"
+
+
+def test_rewrite_then_refuse_judges_the_new_candidates_against_the_original_query():
+    model = Scripted({"found nothing relevant": "TS-203 daily quota", "Quotas": "8", "": "1"})
+    pipe = tiny_pipeline(model, rerank="llm", rerank_depth=1, threshold=5.0)
+    assert pipe.search("how often to rotate keys", k=1) == [], "under the threshold and no rewrite: refused"
+    found = pipe.using(rewrite="llm").retrieve(["how often to rotate keys"], 1)
+    assert found.rewrites == ("TS-203 daily quota",) and not found.refused[0]
+    assert found.top_scores[0] == 8.0
+    judged = [p for p in model.prompts if "Quotas" in p]
+    assert judged and all("Query: how often to rotate keys" in p for p in judged), "judged on the original query"
+    still = tiny_pipeline(Scripted({"found nothing relevant": "holidays", "": "1"}), rerank="llm", rerank_depth=1,
+                          threshold=5.0, rewrite="llm")
+    assert still.retrieve(["how often to rotate keys"], 1).refused[0], "still under after the rewrite: refused"
+
+
+def test_rewritten_query_takes_the_first_line_without_labels():
+    assert rewritten_query(Scripted({"": "\n  Rewritten query: 'annual leave carry over'\nwhy: ..."}), "x") == \
+        "annual leave carry over"
+    with pytest.raises(RagkitError, match="empty rewrite"):
+        rewritten_query(Scripted({"": "  \n"}), "x")
+
+
+def test_threshold_range_follows_the_reranker():
+    pipe = tiny_pipeline(Scripted({"": "1"}))
+    with pytest.raises(RagkitError, match="rerank='llm' scores lie between 0 and 10"):
+        pipe.configure(rerank="llm", threshold=11)
+    with pytest.raises(RagkitError, match="rerank='maxsim' scores lie between -1 and 1"):
+        pipe.configure(rerank="maxsim", threshold=2)
+    with pytest.raises(RagkitError, match="rerank"):
+        pipe.configure(rerank="colbert")
+    assert pipe.config.rerank == "none", "a rejected change leaves the config as it was"
+    assert pipe.configure(rerank="llm", threshold=4).config.threshold == 4.0
+
+
+def test_ltr_without_training_and_cross_encoder_without_a_model_are_clear_errors():
+    with pytest.raises(RagkitError, match="needs a trained ranker"):
+        tiny_pipeline(Scripted({})).configure(rerank="ltr").search("keys", 2)
+    with pytest.raises(RagkitError, match="needs rerank_model"):
+        tiny_pipeline(Scripted({})).configure(rerank="cross-encoder").search("keys", 2)
+    with pytest.raises(RagkitError, match="has none"):
+        load_cross_encoder("/nonexistent/cross-encoder")
+
+
+def test_recorded_judgments_replay_offline(course_docs, course_queries):
+    recordings = load_recordings()
+    pipe = Pipeline(course_docs, method="hybrid", rerank="llm")
+    query = next(q for q in course_queries if q.query_id == "api-001")
+    found = pipe.search(query.text, k=3)
+    chunk = found[0][0]
+    recorded = recordings[prompt_key(rerank_prompt(query.text, chunk.title, chunk.text))]
+    assert found[0][1] == float(recorded) and found[0][1] >= found[1][1] >= found[2][1]
+    rewrites = [json.loads(line) for line in open("data/llm/query-rewrites.jsonl", encoding="utf-8")]
+    texts = {q.query_id: q.text for q in course_queries}
+    assert all(r["key"] == prompt_key(rewrite_prompt(texts[r["query"]])) for r in rewrites)
+
+
+def test_ltr_on_the_course_data_uses_the_features_it_names(course_docs, course_queries):
+    dev = [q for q in course_queries if q.split == "dev" and q.evidence]
+    pipe = Pipeline(course_docs, method="hybrid", rerank="ltr").train_ranker(dev)
+    assert set(pipe.ranker.importances()) == set(FEATURES)
+    assert len(pipe.search("TS-203 meaning", k=5)) == 5
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory):
+    """A randomly initialised two-layer BERT cross-encoder with the course model's vocabulary."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from ragkit.embed.model import model_path
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("cross-encoder")
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, num_labels=1, max_position_embeddings=512)
+    BertForSequenceClassification(config).eval().save_pretrained(folder)
+    AutoTokenizer.from_pretrained(str(model_path())).save_pretrained(folder)
+    return folder
+
+
+def test_cross_encoder_scores_are_the_models_logits(tiny_cross_encoder):
+    import torch
+    from transformers import AutoTokenizer, BertForSequenceClassification
+
+    model = load_cross_encoder(tiny_cross_encoder)
+    passages = ["Rotate API keys every 90 days.", "Annual leave is 25 days."]
+    ours = cross_encoder_scores(model, "how often to rotate keys", passages)
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_cross_encoder))
+    reference = BertForSequenceClassification.from_pretrained(str(tiny_cross_encoder)).eval()
+    batch = tokenizer(["how often to rotate keys"] * 2, passages, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        logits = reference(**batch).logits[:, 0].numpy()
+    np.testing.assert_allclose(ours, logits, atol=1e-5)
+    assert ours[0] != ours[1]
+
+
+def test_cross_encoder_reranks_through_the_pipeline(tiny_cross_encoder):
+    pipe = tiny_pipeline(Scripted({}), rerank="cross-encoder", rerank_model=str(tiny_cross_encoder), rerank_depth=3)
+    found = pipe.search("rotate keys", k=3)
+    scores = [score for _, score in found]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == 3
+
+
+def test_eval_reranks_on_a_beir_folder(root, tmp_path, capsys, tiny_cross_encoder):
+    import shutil
+
+    data = tmp_path / "beir"
+    shutil.copytree(root / "tests/fixtures/beir_tiny", data)
+    # a train split: the test queries' own qrels under another name would hide nothing; use q1 and q2 only
+    lines = (data / "qrels/test.tsv").read_text().splitlines()
+    (data / "qrels/train.tsv").write_text("\n".join([lines[0], *[row for row in lines[1:] if row.split("\t")[0]
+                                                                  in ("q1", "q2")]]) + "\n")
+    for settings in (["--set", "rerank=maxsim"], ["--set", "rerank=ltr", "--train-split", "train"],
+                     ["--set", "rerank=cross-encoder", "--set", f"rerank_model={tiny_cross_encoder}"]):
+        assert main(["eval", "--data", str(data), "--method", "bm25", "--json", *settings]) == 0
+        result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert result["queries"] == 4 and 0 <= result["metrics"]["ndcg@10"] <= 1
+    assert result["config"]["rerank"] == "cross-encoder"
+    assert main(["eval", "--data", str(data), "--method", "bm25", "--set", "rerank=ltr", "--train-split", "test"]) == 2
+    assert "same split" in capsys.readouterr().err
+
+
+def test_eval_reports_refusal_and_rewrites_on_the_course_data(root, capsys):
+    assert main(["eval", "--data", str(root / "data"), "--method", "hybrid", "--split", "test", "--json",
+                 "--set", "rerank=llm", "--set", "threshold=4", "--set", "rewrite=llm"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    refusal = result["refusal"]
+    assert refusal["unanswerable"] == 22 and refusal["rewritten"] > 0
+    assert 0 < refusal["recall"] <= 1 and refusal["precision"] > 0.5
