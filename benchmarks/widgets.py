@@ -3,8 +3,10 @@
 Each row calls a widget's own callback (`ragkit.widgets.*`), exactly what a slider move runs, with a value
 it has not seen before (so no result comes from the pipeline's cache of recent evaluations), over the dev
 queries of the course data; chunks, embeddings and BM25 term statistics are built once beforehand, as in a
-notebook. Drawing the plot is not included (matplotlib's time depends on the front end). Prints a markdown
-table; the recorded result is in benchmarks/results/widgets.md. Goal: p95 under 50 ms on 2 cores.
+notebook. Drawing the plot is not included (matplotlib's time depends on the front end); the playground's rows
+(notebook 11) include building its metrics table and results as HTML, which the widget shows as they are.
+Prints a markdown table; the recorded result is in benchmarks/results/widgets.md. Goal: p95 under 50 ms on 2
+cores.
 
     .venv/bin/python benchmarks/widgets.py               # 60 moves per control
     .venv/bin/python benchmarks/widgets.py --moves 10    # a quick look
@@ -13,6 +15,7 @@ table; the recorded result is in benchmarks/results/widgets.md. Goal: p95 under 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import sys
@@ -38,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     from ragkit.widgets.bm25 import bm25_update
     from ragkit.widgets.fusion import fusion_update
     from ragkit.widgets.mmr import mmr_update
+    from ragkit.widgets.playground import playground_update, preset_settings
+    from ragkit.widgets.playground_view import METRICS, metrics_html
     from ragkit.widgets.threshold import threshold_update
 
     docs = load_documents(ROOT / "data" / "corpus")
@@ -46,6 +51,20 @@ def main(argv: list[str] | None = None) -> int:
     pipe = Pipeline(docs)
     pipe.chunk_embeddings, pipe.bm25_index  # noqa: B018 - built once, as a notebook does before its widgets
     steps = np.arange(1, args.moves + 1)
+    play: dict = {"values": {}, "last": None, "refused": 0}  # notebook 11: the playground's state
+
+    def playground_setup(preset: str | None = None, **changes) -> None:
+        knobs = preset_settings(pipe.config, preset)[0] if preset else dataclasses.asdict(type(pipe.config)())
+        play["values"] = {**knobs, **changes}
+        play["last"] = playground_update(pipe, dev, play["values"], dev[0].text, 5)
+
+    def playground_move(i, text: str | None = None, **changes) -> None:
+        # what the widget's redraw runs: the callback with every control's value, then the metrics' HTML
+        play["values"] = {**play["values"], **changes}
+        result = playground_update(pipe, dev, play["values"], text or dev[0].text, 5, play["last"])
+        play["last"], play["refused"] = result, play["refused"] + bool(result["message"])
+        metrics_html(result["metrics"], METRICS, result["config"])
+
     controls = {  # name -> (setup, one move given its step number)
         "05 ranking: k1": (lambda: pipe.configure(method="bm25"),
                            lambda i: bm25_update(pipe, answerable, int(i) % len(answerable), 0.5 + 0.01 * i, 0.75)),
@@ -62,6 +81,17 @@ def main(argv: list[str] | None = None) -> int:
                          lambda i: threshold_update(pipe, dev, 0.2 + 0.5 * float(i) / args.moves)),
         "08 MMR: λ": (lambda: pipe.configure(method="hybrid", fusion="zscore", threshold=None),
                       lambda i: mmr_update(pipe, dev, 0.1 + 0.9 * float(i) / args.moves)),
+        "11 playground: k1": (lambda: playground_setup(method="hybrid"),
+                              lambda i: playground_move(i, k1=round(0.5 + 0.03 * float(i), 2))),
+        "11 playground: mmr_lambda": (lambda: playground_setup(method="hybrid"),
+                                      lambda i: playground_move(i, mmr_lambda=0.2 + 0.75 * float(i) / args.moves)),
+        "11 playground: alpha": (lambda: playground_setup(method="hybrid"),
+                                 lambda i: playground_move(i, alpha=float(i) / (args.moves + 1))),
+        "11 playground: query": (lambda: playground_setup(method="hybrid"),
+                                 lambda i: playground_move(i, text=dev[int(i) % len(dev)].text)),
+        "11 playground: rrf_k, seed 003 (LLM rerank)": (
+            lambda: playground_setup("seed 003's pipeline"),
+            lambda i: playground_move(i, rrf_k=10.5 + 150.0 * float(i) / args.moves)),
     }
     rows = []
     load_before = os.getloadavg()[0]
@@ -82,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---:|---|")
     for name, p50, p95, worst in rows:
         print(f"| {name} | {p50:.1f} | {p95:.1f} | {worst:.1f} | {'yes' if p95 < GOAL_MS else 'no'} |")
-    print(f"\nre-chunked or re-embedded during the moves: {pipe.runs['chunks'] - 1 + pipe.runs['embeddings'] - 1} times")
+    print(f"\nre-chunked or re-embedded during the moves: {pipe.runs['chunks'] - 1 + pipe.runs['embeddings'] - 1} times; "
+          f"playground moves refused (kept the last results): {play['refused']}")
     return 0
 
 

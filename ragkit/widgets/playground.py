@@ -1,0 +1,202 @@
+"""Notebook 11's playground: one `Pipeline`, every knob, the dev metrics and one query's results, live.
+
+A control change calls `playground_update`, a plain function: it refuses, with a one-line reason, a
+combination that needs language-model answers nobody recorded (`unavailable`), calls `pipe.configure(...)`,
+builds a new chunking with a progress callback (`build_stages`), trains the learnt ranker once if
+`rerank="ltr"` asks for it, and measures recall@5, failure@20, nDCG@10 and MRR@10 per language. On a
+`RagkitError` it restores the config and keeps the last good results. `PRESETS` are three known pipelines.
+`playground` only wires ipywidgets to these functions and to the controls and views of
+`ragkit.widgets.playground_view`. Left out: saving a setting, and figures on the test split.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from collections.abc import Callable, Sequence
+
+from ragkit.chunk.sentences import sentence_spans
+from ragkit.corpus import Query
+from ragkit.errors import RagkitError
+from ragkit.evaluate.recordcheck import RECORDED_CHUNKINGS
+from ragkit.evaluate.runs import cached_judgments
+from ragkit.widgets.playground_view import (
+    CONTROLS,
+    METRICS,
+    control_value,
+    knob_values,
+    language_metrics,
+    metrics_html,
+    results_html,
+)
+
+PRESETS = {  # the knobs not named keep their defaults; top_k: how many results the query box shows
+    "naive RAG": {"method": "dense", "chunker": "fixed", "chunk_size": 800, "chunk_overlap": 100,
+                  "rerank": "none", "top_k": 5},
+    "seed 003's pipeline": {"method": "hybrid", "fusion": "rrf", "rrf_k": 60.0, "fusion_depth": 20,
+                            "rerank": "llm", "rerank_depth": 15, "top_k": 7},
+    "Anthropic's contextual retrieval": {"method": "hybrid", "context": "llm", "rerank": "llm", "top_k": 20},
+}
+RERANK_MISS = ("rerank=llm: these settings put a chunk without a recorded score in the reranked top (scores "
+               "were recorded for the labelled queries' top 15 under hybrid zscore, rrf with fusion_depth 20 "
+               "and contextual hybrid, at their default k1, b, alpha and analyzer)")
+
+
+def preset_settings(config, name: str) -> tuple[dict, int]:
+    """Every knob of preset `name` (the defaults of `config`'s class, then the preset's own), and its `top_k`.
+
+    >>> from ragkit.config import PipelineConfig
+    >>> knobs, top_k = preset_settings(PipelineConfig(k1=0.9), "naive RAG")
+    >>> knobs["method"], knobs["k1"], len(knobs), top_k
+    ('dense', 1.5, 28, 5)
+    """
+    if name not in PRESETS:
+        raise RagkitError(f"unknown preset {name!r}; the presets are: {', '.join(PRESETS)}")
+    knobs = {**dataclasses.asdict(type(config)()), **PRESETS[name]}
+    return knobs, knobs.pop("top_k")
+
+
+def unavailable(config) -> str | None:
+    """Why `config` cannot run offline (it needs language-model answers that were never recorded), or None.
+
+    >>> from ragkit.config import PipelineConfig
+    >>> unavailable(PipelineConfig(context="llm", chunk_size=500))
+    'context=llm needs the chunking its situating contexts were recorded for (fixed, 800, 100)'
+    >>> unavailable(PipelineConfig(method="hybrid", rerank="llm")) is None
+    True
+    """
+    recorded = config.chunker == "fixed" and (config.chunk_size, config.chunk_overlap) in RECORDED_CHUNKINGS
+    chunkings = " or ".join(f"fixed, {size}, {overlap}" for size, overlap in RECORDED_CHUNKINGS)
+    if config.context == "llm" and not recorded:
+        return f"context=llm needs the chunking its situating contexts were recorded for ({chunkings})"
+    first = (config.fusion, config.fusion_depth, config.context) in (
+        ("zscore", None, "none"), ("rrf", 20, "none"), ("zscore", None, "llm"))
+    if config.rerank == "llm" and not (recorded and first and config.method == "hybrid"
+                                       and config.rerank_depth <= 15 and config.mmr_lambda is None):
+        return ("rerank=llm replays recorded scores only for the top 15 of hybrid search (fusion zscore, "
+                f"or rrf with fusion_depth 20) and of contextual hybrid (zscore), chunked {chunkings}, "
+                "without MMR")
+    if config.rerank == "cross-encoder" and not config.rerank_model:
+        return "rerank=cross-encoder needs a model folder: type its path in rerank_model (none ships)"
+    return None
+
+
+def build_stages(pipe, progress: Callable[[int, int], None] | None = None, batch_size: int = 32) -> bool:
+    """Build what the configured chunking needs (chunks, context, embeddings, BM25 statistics), embedding in
+    batches and calling `progress(done, total)` after each (sentences first, for semantic chunking); False
+    when it was all built already.
+
+    >>> build_stages(pipe.configure(chunk_size=600, chunk_overlap=50), print)  # doctest: +SKIP
+    32 482
+    """
+    if ("embeddings", pipe.chunk_key, pipe.config.context, pipe.model_name) in pipe.cache.kept:
+        return False
+
+    def embed(texts: list[str]) -> None:  # the encoder keeps the vectors on disk, where the stage finds them
+        for start in range(0, len(texts), batch_size):
+            pipe.encoder.encode(texts[start:start + batch_size])
+            if progress is not None:
+                progress(min(start + batch_size, len(texts)), len(texts))
+
+    if pipe.config.chunker == "semantic" and pipe.config.chunk_size is not None:  # it embeds sentences first
+        embed([doc.text[start:end] for doc in pipe.docs for start, end in sentence_spans(doc.text)])
+    embed(pipe.indexed_texts)
+    _ = pipe.chunk_embeddings, pipe.bm25_index
+    return True
+
+
+def playground_update(pipe, queries: Sequence[Query], values: dict, text: str, k: int = 5,
+                      last: dict | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
+    """The playground's callback: `pipe.configure(**knob_values(values))`, then "metrics" (`language_metrics`
+    of the answerable `queries`), "results" (`results_html` of `text`, judged when it is one of `queries`),
+    "config" and "message", one line ("" when all went well). On a `RagkitError` the config is restored,
+    `last`'s figures are kept, and the message says why.
+
+    >>> playground_update(pipe, dev, {"method": "dense", "rerank": "llm"}, "TS-203")  # doctest: +SKIP
+    {..., 'message': 'kept the last results: rerank=llm replays recorded scores only for the top 15 ...'}
+    """
+    answerable, previous, step = [query for query in queries if query.evidence], pipe.config, "results"
+    result = {"metrics": None, "results": "", "config": previous, **(last or {}), "message": ""}
+    try:
+        knobs = knob_values(values)
+        problem = unavailable(previous.updated(**knobs))
+        if problem:
+            raise RagkitError(problem)
+        build_stages(pipe.configure(**knobs), progress)
+        if pipe.config.rerank == "ltr" and getattr(pipe.ranker, "objective", "") != pipe.config.ltr_objective:
+            pipe.train_ranker(answerable)  # once per objective, when first asked for: it takes a while
+        result.update(metrics=language_metrics(pipe.evaluate(answerable, METRICS)), config=pipe.config)
+        step, labelled = "query's results", [n for n, q in enumerate(queries) if q.text == text.strip()]
+        judgment = cached_judgments(pipe, queries)[labelled[0]] if labelled else None
+        result["results"] = results_html(pipe, text, k, judgment)
+    except RagkitError as error:
+        pipe.config = previous if step == "results" else pipe.config  # the config whose figures are shown
+        message = " ".join(str(error).split())
+        result["message"] = f"kept the last {step}: " + (RERANK_MISS if "(a rerank score" in message else
+                                                          message)
+    if not result["message"] and pipe.config.rerank == "ltr":
+        result["message"] = "rerank=ltr was trained on these same dev queries: its figures are optimistic"
+    return result
+
+
+def playground(pipe, queries: Sequence[Query], top_k: int = 5):
+    """Every knob of `pipe` as a control by stage, presets, a query box offering the labelled `queries`, and
+    the metrics and the query's results, redrawn by `playground_update` on every change.
+
+    >>> playground(pipe.using(method="hybrid"), dev)  # doctest: +SKIP
+    """
+    import ipywidgets as widgets
+
+    wide, controls = {"description_width": "initial"}, {}
+    for name, spec in ((name, spec) for group in CONTROLS.values() for name, spec in group.items()):
+        value = control_value(name, getattr(pipe.config, name))
+        common = {"description": name, "style": wide, "value": value}
+        if spec is None:
+            controls[name] = widgets.Text(continuous_update=False, **common)
+        elif spec and not isinstance(spec[0], str):
+            slider = widgets.FloatSlider if isinstance(spec[2], float) else widgets.IntSlider
+            controls[name] = slider(min=spec[0], max=spec[1], step=spec[2], continuous_update=False, **common)
+        else:
+            controls[name] = widgets.Dropdown(options=spec or sorted(pipe.chunkers), **common)
+    preset = widgets.Dropdown(options=["custom", *PRESETS], description="preset")
+    pick = widgets.Dropdown(options=[(f"{q.query_id}: {q.text}", q.text) for q in queries],
+                            description="dev query", layout={"width": "95%"})
+    box = widgets.Text(pick.value, description="query", continuous_update=False, layout={"width": "95%"})
+    k = widgets.IntSlider(top_k, min=1, max=20, description="top_k", continuous_update=False)
+    bar = widgets.IntProgress(description="re-chunking", style=wide, layout={"visibility": "hidden"})
+    status, metrics, results = widgets.HTML(), widgets.HTML(), widgets.HTML()
+    for widget, name in ((status, "status"), (metrics, "metrics"), (results, "results"), (bar, "progress")):
+        widget.add_class(f"ragkit-playground-{name}")  # names a browser test can find
+    state = {"last": None, "quiet": False}
+
+    def progress(done: int, total: int) -> None:
+        bar.layout.visibility, bar.max, bar.value = "visible", total, done
+
+    def redraw(_change=None) -> None:
+        if state["quiet"]:
+            return
+        status.value, values = "<i>working…</i>", {name: control.value for name, control in controls.items()}
+        result = playground_update(pipe, queries, values, box.value, k.value, state["last"], progress)
+        state["last"], bar.layout.visibility, line = result, "hidden", html.escape(result["message"])
+        metrics.value = metrics_html(result["metrics"], METRICS, result["config"])
+        results.value = result["results"]
+        status.value = (f"<div title='{line}' style='white-space:nowrap;overflow:hidden;"
+                        f"text-overflow:ellipsis;color:#a33'>{line}</div>")
+
+    def apply(change) -> None:  # a preset sets every control, quietly, then redraws once
+        if change["new"] in PRESETS:
+            (knobs, k.value), state["quiet"] = preset_settings(pipe.config, change["new"]), True
+            for name, control in controls.items():
+                control.value = control_value(name, knobs[name])
+            state["quiet"] = False
+            redraw()
+
+    pick.observe(lambda change: setattr(box, "value", change["new"]), names="value")
+    for control in (*controls.values(), box, k):
+        control.observe(redraw, names="value")
+    preset.observe(apply, names="value")
+    redraw()
+    rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "80px"}),
+                          *[controls[name] for name in group]], layout={"flex_flow": "row wrap"})
+            for stage, group in CONTROLS.items()]
+    return widgets.VBox([widgets.HBox([preset, bar]), *rows, status, metrics, pick, box, k, results])
