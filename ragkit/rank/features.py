@@ -72,5 +72,6 @@ def feature_matrix(query: str, chunks: Sequence[Chunk], docs: Sequence[Document]
     for rank, chunk in enumerate(chunks):
         scored = {"dense": dense[rank], "bm25": bm25[rank] / best_bm25, "maxsim": maxsim[rank],
                   "first_rank": 1 / (1 + rank)}
-        rows.append([{**scored, **pair_features(query, chunk, docs)}[name] for name in FEATURES])
+        row = {**scored, **pair_features(query, chunk, docs)}  # once per candidate, not once per feature
+        rows.append([row[name] for name in FEATURES])
     return np.array(rows, dtype=float).reshape(len(chunks), len(FEATURES))
