@@ -14,6 +14,19 @@ import pytest  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def stop_process_group(process, grace: float) -> None:
+    """Stop a server started in its own process group: SIGTERM, then SIGKILL if it outlives `grace` seconds."""
+    import signal
+    import subprocess
+
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import stop_process_group
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's chromium package: Playwright's own browser download is not used
@@ -215,12 +215,7 @@ def lab(tmp_path_factory):
             pytest.fail(f"JupyterLab did not answer on {url} within 60 s:\n{log.read_text()}")
         yield Lab(url, log)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
+        stop_process_group(server, grace=20)
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
 """`make lab`, the README's first command, starts JupyterLab on the notebooks (as root too), offline."""
 
 import os
-import signal
 import socket
 import subprocess
 import time
 import urllib.request
 
 import pytest
+from conftest import stop_process_group
 
 
 def free_port() -> int:
@@ -38,8 +38,4 @@ def test_make_lab_serves_the_notebooks(root):
         lab = urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=5)
         assert lab.status == 200
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        stop_process_group(server, grace=15)
