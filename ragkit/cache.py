@@ -2,7 +2,8 @@
 
 The cache folder is `$RAGKIT_CACHE` when set, else `.cache/` at the root of a source checkout (beside
 `pyproject.toml`), else `~/.cache/ragkit`; embeddings (`ragkit.embed.vector_cache`), jieba's dictionary and
-the embedded Chroma store live there. `StageCache` holds a pipeline's in-memory results by key. Left out:
+the embedded Chroma store live there. `shipped_vectors_dir` is where a source checkout keeps the packed vectors of
+the course data (`data/vectors/`), read under the cache. `StageCache` holds a pipeline's in-memory results by key. Left out:
 eviction on disk, and sharing in-memory results between processes.
 """
 
@@ -43,6 +44,22 @@ def cache_dir(create: bool = True) -> Path:
                 "set the environment variable RAGKIT_CACHE to a folder you can write"
             ) from None
     return folder
+
+
+def shipped_vectors_dir() -> Path | None:
+    """The folder of shipped vector packs: `$RAGKIT_VECTORS` when set (`none` turns them off, to measure a
+    truly cold run), else `data/vectors/` of a source checkout, else None.
+
+    >>> import os; os.environ["RAGKIT_VECTORS"] = "none"
+    >>> shipped_vectors_dir() is None
+    True
+    >>> del os.environ["RAGKIT_VECTORS"]
+    """
+    chosen = os.environ.get("RAGKIT_VECTORS")
+    if chosen:
+        return None if chosen.lower() == "none" else Path(chosen).expanduser()
+    folder = Path(__file__).resolve().parent.parent / "data" / "vectors"
+    return folder if folder.is_dir() else None
 
 
 class StageCache:

@@ -1,4 +1,4 @@
-"""Command line: `python -m ragkit data check|pool`, `python -m ragkit eval` and `python -m ragkit contextualize`.
+"""Command line: `python -m ragkit data check|pool|pack-vectors`, `python -m ragkit eval` and `python -m ragkit contextualize`.
 
 `eval` runs one retrieval method over the course data or any BEIR-format folder and prints the metrics;
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from ragkit.commands import contextualize, pool_units, run_eval
+from ragkit.commands import contextualize, pack_vectors, pool_units, run_eval
 from ragkit.config import KNOBS, check_value
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datacheck import check_data
@@ -52,8 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    data = commands.add_parser("data", help="check the course data, or list what is still to judge")
-    data.add_argument("action", choices=["check", "pool"], help="check: validate; pool: unjudged top units")
+    data = commands.add_parser("data", help="check the course data, list what is still to judge, pack vectors")
+    data.add_argument("action", choices=["check", "pool", "pack-vectors"],
+                      help="check: validate; pool: unjudged top units; pack-vectors: the cached embeddings of "
+                           "the course data into <data>/vectors (after a run of the notebooks and tests)")
     data.add_argument("--data", default="data", help="data folder (default: data)")
     data.add_argument("--method", help="pool: retrieval method (default: dense)")
     data.add_argument("--split", default="all", help="pool: dev, test or all (default: all)")
@@ -105,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         settings = [parse_setting(setting) for setting in getattr(args, "settings", [])]  # fail before loading
         if args.command == "data" and args.action == "check":
             return print_check(args.data)
+        if args.command == "data" and args.action == "pack-vectors":
+            for name, count in pack_vectors(Path(args.data) / "vectors").items():
+                print(f"{name}: {count} vectors")
+            return 0
         if args.command == "data":
             if args.depth < 1:
                 raise RagkitError(f"--depth must be at least 1, got {args.depth}")

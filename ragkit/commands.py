@@ -1,4 +1,5 @@
-"""What the command line runs: evaluate a configuration, list the units still to judge, write situating contexts.
+"""What the command line runs: evaluate a configuration, list the units still to judge, write situating contexts,
+pack the cached vectors of the course data.
 
 `run_eval` evaluates one configuration of the pipeline on the course data or a BEIR folder, optionally on one
 language or query type, with means overall, per type and per language, and judged@10 (how much of the top 10
@@ -16,8 +17,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragkit.cache import cache_dir
 from ragkit.config import PipelineConfig
 from ragkit.corpus import load_documents, load_queries
+from ragkit.embed.vector_cache import pack_cache
 from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
 from ragkit.evaluate.refusal import refusal_row
@@ -170,3 +173,19 @@ def contextualize(folder: str, chunk_size: int, chunk_overlap: int) -> dict[str,
         new += prompt_key(situate_prompt(doc.text, chunk.text, doc.lang)) not in known
         contextual_texts(docs, [chunk], "llm", model)
     return {"chunks": len(pipe.chunks), "recorded before": len(pipe.chunks) - new, "written now": new}
+
+
+PACKED_MODELS = ("all-MiniLM-L6-v2", *(f"numpy-all-MiniLM-L6-v2-{p}" for p in ("cls", "mean", "max")))
+
+
+def pack_vectors(out: str | Path, cache_folder: str | Path | None = None) -> dict[str, int]:
+    """Pack the cached vectors of the course model (and notebook 02's three numpy poolings) into `out`, one
+    `<model>.npz` each: what `data/vectors/` ships. Run it after `make clean-cache` and a full test run,
+    so the packs hold exactly what the notebooks and tests embed.
+
+    >>> pack_vectors("/tmp/out", "/nonexistent")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragkit.errors.RagkitError: nothing cached for all-MiniLM-L6-v2 under ...
+    """
+    folder = Path(cache_folder) if cache_folder is not None else cache_dir(create=False)
+    return {name: pack_cache(folder, name, out) for name in PACKED_MODELS}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.cache import cache_dir
+from ragkit.cache import cache_dir, shipped_vectors_dir
 from ragkit.embed.vector_cache import EmbeddingCache
 from ragkit.errors import RagkitError
 
@@ -70,7 +70,8 @@ def show_progress() -> bool:
 
 
 class Encoder:
-    """Embeds texts with the course model, computing only what the cache does not already hold.
+    """Embeds texts with the course model, computing only what the cache does not already hold. With the
+    default cache folder, the vectors shipped for the course data (`shipped_vectors_dir()`) count as cached.
 
     >>> encoder = Encoder()
     >>> encoder.encode(["how do I revoke a token?"]).shape
@@ -81,7 +82,8 @@ class Encoder:
                  batch_size: int = 64):
         self._model = model
         self.model_name = model_name
-        self.cache = EmbeddingCache(cache_folder if cache_folder is not None else cache_dir(), model_name)
+        self.cache = (EmbeddingCache(cache_folder, model_name) if cache_folder is not None
+                      else EmbeddingCache(cache_dir(), model_name, shipped=shipped_vectors_dir()))
         self.batch_size = batch_size
         self.computed = 0  # how many texts this encoder has embedded (not served from the cache)
 

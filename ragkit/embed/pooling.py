@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.cache import cache_dir
+from ragkit.cache import cache_dir, shipped_vectors_dir
 from ragkit.embed.vector_cache import EmbeddingCache
 from ragkit.errors import RagkitError
 
@@ -77,7 +77,7 @@ def cached_pooled(encoder, texts: Sequence[str], poolings: Sequence[str] = tuple
                   cache_folder: str | Path | None = None,
                   model_name: str = "numpy-all-MiniLM-L6-v2") -> dict[str, np.ndarray]:
     """`encoder.pooled(texts, poolings)` (a `NumpyEncoder`), computing only the vectors not already cached
-    on disk under `model_name` and the pooling's name.
+    on disk under `model_name` and the pooling's name (or shipped, with the default cache folder).
 
     >>> import tempfile; from ragkit.embed.numpy_encoder import NumpyEncoder
     >>> cached_pooled(NumpyEncoder(), ["a key"], ["cls"], tempfile.mkdtemp())["cls"].shape
@@ -86,7 +86,8 @@ def cached_pooled(encoder, texts: Sequence[str], poolings: Sequence[str] = tuple
     texts = list(texts)
     if not texts:
         return encoder.pooled(texts, poolings)
-    caches = {check_pooling(p): EmbeddingCache(cache_folder or cache_dir(), f"{model_name}-{p}") for p in poolings}
+    folder, shipped = (cache_folder, None) if cache_folder else (cache_dir(), shipped_vectors_dir())
+    caches = {check_pooling(p): EmbeddingCache(folder, f"{model_name}-{p}", shipped) for p in poolings}
     missing = sorted({i for cache in caches.values() for i in cache.lookup(texts)[1]})
     if missing:
         todo = list(dict.fromkeys(texts[i] for i in missing))

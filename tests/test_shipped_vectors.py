@@ -1,0 +1,75 @@
+"""The vectors shipped in data/vectors/: current for the course data, equal to the model's, never served for
+another text, and switched off by RAGKIT_VECTORS=none."""
+
+import os
+
+import numpy as np
+import pytest
+
+from ragkit.cache import shipped_vectors_dir
+from ragkit.embed.model import MODEL_NAME, Encoder, load_model
+from ragkit.embed.vector_cache import EmbeddingCache, pack_cache, text_key
+from ragkit.errors import RagkitError
+
+
+@pytest.fixture(scope="module")
+def pack(root):
+    folder = root / "data" / "vectors"
+    if "RAGKIT_VECTORS" not in os.environ:  # set: a deliberately cold run, or packs kept elsewhere
+        assert shipped_vectors_dir() == folder, "a source checkout reads the packs in data/vectors/"
+    return EmbeddingCache(root / "no-cache-here", MODEL_NAME, shipped=folder)
+
+
+@pytest.fixture(scope="module")
+def course_texts(course_docs, course_queries):
+    from ragkit.pipeline import Pipeline
+
+    pipe = Pipeline(course_docs)
+    return [*pipe.indexed_texts, *(q.text for q in course_queries)]
+
+
+def test_the_pack_holds_the_default_chunks_and_every_query(pack, course_texts):
+    missing = pack.lookup(course_texts)[1]
+    assert not missing, (f"{len(missing)} of {len(course_texts)} course texts have no shipped vector (first: "
+                         f"{course_texts[missing[0]][:60]!r}): the corpus or a chunker changed; run `make clean-cache`,"
+                         " `make test`, then `python -m ragkit data pack-vectors` (data/vectors/README.md)")
+
+
+def test_shipped_vectors_equal_sentence_transformers(pack, course_texts):
+    rng = np.random.default_rng(7)
+    sample = [course_texts[i] for i in sorted(rng.choice(len(course_texts), size=24, replace=False))]
+    sample.append(next(t for t in course_texts if any("\u4e00" <= ch <= "\u9fff" for ch in t)))  # one Chinese
+    shipped = np.stack(pack.lookup(sample)[0])
+    fresh = load_model().encode(sample, batch_size=8, normalize_embeddings=True)
+    difference = np.abs(shipped - fresh).max()
+    assert difference <= 1e-5, f"shipped vectors differ from sentence-transformers by {difference:.1e}"
+
+
+def test_numpy_pooling_packs_equal_sentence_transformers_mean(root, course_docs):
+    from ragkit.pipeline import Pipeline
+
+    texts = [c.text for c in Pipeline(course_docs).chunks[::97]]
+    packs = {p: EmbeddingCache(root / "no-cache-here", f"numpy-{MODEL_NAME}-{p}", shipped=root / "data" / "vectors")
+             for p in ("cls", "mean", "max")}
+    assert all(not cache.lookup(texts)[1] for cache in packs.values()), "notebook 02's chunks are shipped"
+    mean = np.stack(packs["mean"].lookup(texts)[0])
+    assert np.abs(mean - load_model().encode(texts, normalize_embeddings=True)).max() <= 1e-5
+    cls, top = (np.stack(packs[p].lookup(texts)[0]) for p in ("cls", "max"))
+    assert np.abs(cls - mean).max() > 0.05 and np.abs(top - mean).max() > 0.05, "three different poolings"
+
+
+def test_a_pack_serves_only_its_exact_texts_and_can_be_turned_off(tmp_path, monkeypatch):
+    cache_folder, out = tmp_path / "cache", tmp_path / "packs"
+    EmbeddingCache(cache_folder, "toy").save(["a key"], np.ones((1, 3), dtype=np.float32))
+    assert pack_cache(cache_folder, "toy", out) == 1
+    served = EmbeddingCache(tmp_path / "empty", "toy", shipped=out)
+    assert served.lookup(["a key", "a key ", "A key"])[1] == [1, 2], "only the exact text is served"
+    assert text_key("toy", "a key") in served.vectors
+    (out / "toy.npz").write_bytes(b"damaged")
+    assert EmbeddingCache(tmp_path / "empty", "toy", shipped=out).lookup(["a key"])[1] == [0], "ignored, not fatal"
+    monkeypatch.setenv("RAGKIT_VECTORS", "none")
+    assert shipped_vectors_dir() is None
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "cold"))
+    assert Encoder().cache.vectors == {}, "RAGKIT_VECTORS=none: a truly cold cache"
+    with pytest.raises(RagkitError, match="nothing cached for toy"):
+        pack_cache(tmp_path / "empty", "toy", out)
