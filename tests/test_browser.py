@@ -5,7 +5,8 @@ nbval ignores widget views and the widget callbacks are unit-tested on their own
 learner does. It copies the widget notebooks to a temporary course folder (the committed notebooks are never
 served, so they stay byte-identical), starts JupyterLab from this environment on 127.0.0.1 (a free port, a
 token, no browser, offline), opens each notebook in Debian's chromium driven by Playwright, clears the outputs,
-runs every cell with JupyterLab's Run All command, checks that the widgets rendered live (not as the text
+runs every cell with JupyterLab's Run All command (notebook 11 whole; 05 and 08 up to their last slider, as
+the analysis after it has no widgets and nbval runs it anyway), checks that the widgets rendered live (not as the text
 `VBox(children=...` of an untrusted notebook, not disconnected), presses ArrowRight or ArrowLeft on a
 slider's handle, and waits for the widget's text or plot to change; the kernel's pipeline must then hold the
 slider's value. No errors may reach the browser console. Screenshots go to pytest's tmp folder, and with
@@ -64,6 +65,19 @@ class Case:
     moves: tuple[Move, ...]
     docs: str | None  # the name of its README screenshot (of the first move's cell), if it has one
     docs_until: str = ""  # the screenshot ends below this element of the cell ("": the whole cell)
+    whole: bool = False  # serve every cell; else the cells up to the last one a move's `code` names
+
+
+def served(case: Case) -> dict:
+    """The notebook as the browser gets it: whole, or cut after the last cell with a slider that moves."""
+    notebook = json.loads((ROOT / "notebooks" / case.notebook).read_text())
+    marks = [move.code for move in case.moves if move.code]
+    if case.whole or not marks:
+        return notebook
+    last = max(i for i, cell in enumerate(notebook["cells"])
+               if cell["cell_type"] == "code" and any(mark in "".join(cell["source"]) for mark in marks))
+    notebook["cells"] = notebook["cells"][:last + 1]
+    return notebook
 
 
 RANKING = "ranking_widget(pipe"  # notebook 05's query menu, k1 and b sliders over the live ranking
@@ -90,7 +104,7 @@ if (ROOT / "notebooks" / PLAYGROUND).exists():
              status=".ragkit-playground-status"),
         Move("mmr_lambda", 6, METRICS, "the dev metrics table", has=METRICS, key="ArrowLeft",  # from 1: MMR off
              kernel="live.config.mmr_lambda", status=".ragkit-playground-status"),
-    ), docs="11_playground.png", docs_until=METRICS))
+    ), docs="11_playground.png", docs_until=METRICS, whole=True))
 
 
 def missing() -> str | None:
@@ -178,7 +192,7 @@ def lab(tmp_path_factory):
     course = folder / "course"
     (course / "notebooks").mkdir(parents=True)
     for case in CASES:
-        shutil.copy2(ROOT / "notebooks" / case.notebook, course / "notebooks" / case.notebook)
+        (course / "notebooks" / case.notebook).write_text(json.dumps(served(case), ensure_ascii=False))
     (course / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the notebooks read ../data
     settings = {  # no news or update prompts (offline), and every cell in the page
         "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},

@@ -24,7 +24,7 @@ def test_make_lab_serves_the_notebooks(root):
                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         contents = None
-        for _ in range(60):  # bounded: at most about 30 s
+        for _ in range(120):  # bounded: at most about 60 s (two test workers share the cores)
             time.sleep(0.5)
             try:
                 url = f"http://127.0.0.1:{port}/api/contents?token={token}"

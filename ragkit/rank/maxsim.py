@@ -49,7 +49,7 @@ def maxsim_scores(query_vectors: np.ndarray, chunks: Sequence[np.ndarray]) -> np
     lengths = np.array([len(vectors) for vectors in chunks])
     if len(query_vectors) == 0 or (lengths == 0).any():
         raise RagkitError("MaxSim needs at least one token vector on each side")
-    similarities = np.asarray(query_vectors, np.float32) @ np.concatenate(chunks).astype(np.float32).T
+    similarities = np.asarray(query_vectors, np.float32) @ np.concatenate(chunks).astype(np.float32, copy=False).T
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     best = np.maximum.reduceat(similarities, starts, axis=1)  # (query tokens, chunks): each chunk's best token
     return best.mean(axis=0).astype(np.float64)
