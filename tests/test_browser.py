@@ -87,10 +87,8 @@ CASES = [
              kernel="pipe.config.k1"),
         Move("b", 3, ".widget-output", "the recall@5 line and the ranking table", code=RANKING,
              kernel="pipe.config.b"),
-        Move("k1", 3, ".widget-output", "the saturation curve", code='curve_widget(pipe, "k1")',
-             kernel="pipe.config.k1"),
         Move("b", 3, ".widget-output", "the length-normalisation curve", code='curve_widget(pipe, "b")',
-             kernel="pipe.config.b"),
+             kernel="pipe.config.b"),  # k1's saturation curve is the same widget: rendered, not moved
     ), docs="05_bm25_sliders.png"),
     Case("08_mmr.ipynb", (
         Move("λ", 1, ".widget-output", "the relevance-diversity plot and its marked λ", code="mmr_widget(pipe",
