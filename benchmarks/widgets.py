@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         "11 playground: rrf_k, seed 003 (LLM rerank)": (
             lambda: playground_setup("seed 003's pipeline"),
             lambda i: playground_move(i, rrf_k=10.5 + 150.0 * float(i) / args.moves)),
+        "11 playground: k1, MaxSim rerank": (lambda: playground_setup(method="hybrid", rerank="maxsim"),
+                                             lambda i: playground_move(i, k1=round(0.5 + 0.03 * float(i), 2))),
     }
     rows = []
     load_before = os.getloadavg()[0]

@@ -66,7 +66,7 @@ class StageCache:
     """What a pipeline's stages computed, by key: kept for good (`stage`: chunks, embeddings, indexes) or
     among the `size` most recent (`recent`: score matrices and evaluations, which a slider makes many of).
     `runs` counts how often each kind of stage really computed, so tests and notebooks can see what a change
-    re-ran.
+    re-ran; `memo` keeps results item by item.
 
     >>> cache = StageCache(size=1)
     >>> cache.stage(("chunks", 800), lambda: [1, 2]), cache.stage(("chunks", 800), lambda: [3])
@@ -80,6 +80,7 @@ class StageCache:
         self.latest: OrderedDict[tuple, object] = OrderedDict()
         self.size = size
         self.runs: Counter[str] = Counter()
+        self.memos: dict[tuple, dict] = {}
 
     def stage(self, key: tuple, compute: Callable[[], object]):
         """`compute()` once per key; later calls return the same object."""
@@ -87,6 +88,18 @@ class StageCache:
             self.kept[key] = compute()
             self.runs[key[0]] += 1
         return self.kept[key]
+
+    def memo(self, key: tuple) -> dict:
+        """The dict kept under `key` for results item by item, such as a reranker's score of each (query,
+        chunk) pair, so that a slider move computes only the pairs it has not seen. Per-query results, kept
+        apart from the corpus-side stages of `kept`.
+
+        >>> cache = StageCache()
+        >>> cache.memo(("llm scores",))["q", 3] = 7.0
+        >>> cache.memo(("llm scores",)), cache.kept
+        ({('q', 3): 7.0}, {})
+        """
+        return self.memos.setdefault(key, {})
 
     def recent(self, key: tuple, compute: Callable[[], object]):
         """`compute()` kept among the most recent results; returns a copy where the result has one (numpy

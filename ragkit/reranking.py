@@ -88,8 +88,14 @@ def rerank_scores(pipe, queries: Sequence[str], candidates: Sequence[np.ndarray]
             raise RagkitError("rerank='ltr' needs a trained ranker: call pipe.train_ranker(queries) on labelled "
                               f"training queries ({config.ltr_objective}); the eval command trains on --train-split")
         return [pipe.ranker.scores(rows) for rows in features_for(pipe, queries, candidates)]
-    if config.rerank == "llm":
-        return [llm_scores(pipe.language_model, query, [chunks[i] for i in rows])
+    if config.rerank == "llm":  # kept by (query, chunk): a slider move asks the model only about new candidates
+        memo = pipe.cache.memo(("llm scores", pipe.chunk_key, config.context, pipe.language_model))
+        for query, rows in zip(queries, candidates, strict=True):
+            new = [int(i) for i in rows if (query, int(i)) not in memo]
+            if new:
+                scores = llm_scores(pipe.language_model, query, [chunks[i] for i in new])
+                memo.update({(query, i): score for i, score in zip(new, scores, strict=True)})
+        return [np.array([memo[query, int(i)] for i in rows], dtype=float)
                 for query, rows in zip(queries, candidates, strict=True)]
     model = pipe.cache.stage(("cross-encoder", config.rerank_model), lambda: load_cross_encoder(config.rerank_model))
     return [cross_encoder_scores(model, query, [pipe.indexed_texts[i] for i in rows])

@@ -124,6 +124,21 @@ def test_llm_rerank_orders_by_the_models_scores():
     assert pipe.using(rerank="none").search("rotate keys", k=1)[0][0].doc_id == "keys", "first stage unchanged"
 
 
+def test_a_slider_move_asks_the_model_only_about_new_pairs():
+    model = Scripted({"Annual leave": "9", "Quotas": "4", "API keys": "1"})
+    pipe = tiny_pipeline(model, rerank="llm", rerank_depth=2)
+    first = [c.doc_id for c in pipe.rankings(["rotate keys"], 3)[0]]
+    assert len(model.prompts) == 2
+    pipe.configure(k1=0.9)  # new first-stage scores, the same two candidates: nothing new to ask
+    assert [c.doc_id for c in pipe.rankings(["rotate keys"], 3)[0]] == first and len(model.prompts) == 2
+    pipe.configure(rerank_depth=3)  # one new candidate: one new prompt
+    pipe.rankings(["rotate keys"], 3)
+    assert len(model.prompts) == 3
+    other = tiny_pipeline(Scripted({"": "5"}), rerank="llm", rerank_depth=3)
+    other.cache = pipe.cache  # the same cache, another model: its own scores, not the first model's
+    assert [score for _, score in other.search("rotate keys", k=3)] == [5.0, 5.0, 5.0]
+
+
 def test_rerank_depth_keeps_the_tail_in_first_stage_order():
     model = Scripted({"API keys": "0", "": "5"})
     pipe = tiny_pipeline(model, rerank="llm", rerank_depth=1)
