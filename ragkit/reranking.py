@@ -60,14 +60,25 @@ def chunk_token_vectors(pipe) -> list[np.ndarray]:
 
 
 def maxsim_for(pipe, queries: Sequence[str], candidates: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """MaxSim of each query with each of its candidates."""
-    chunk_vectors = pipe.cache.stage(  # float32 once: converting the stored float16 per query cost half the time
-        ("token vectors float32", pipe.chunk_key, pipe.config.context),
-        lambda: [vectors.astype(np.float32) for vectors in chunk_token_vectors(pipe)])
-    query_vectors = pipe.cache.recent(("query token vectors", tuple(queries)),  # a slider re-ranks the same queries
-                                      lambda: numpy_encoder(pipe).token_vectors(list(queries)))
-    return [maxsim_scores(q, [chunk_vectors[i] for i in rows]) for q, rows in zip(query_vectors, candidates,
-                                                                                  strict=True)]
+    """MaxSim of each query with each of its candidates, kept by (query, chunk) in the pipeline's memo: a
+    slider move that changes a few candidates scores only the queries that have new ones."""
+    memo = pipe.cache.memo(("maxsim scores", pipe.chunk_key, pipe.config.context))
+    todo = [n for n, (query, rows) in enumerate(zip(queries, candidates, strict=True))
+            if any((query, int(i)) not in memo for i in rows)]
+    if todo:
+        chunk_vectors = pipe.cache.stage(  # float32 once: converting the stored float16 per query cost half the time
+            ("token vectors float32", pipe.chunk_key, pipe.config.context),
+            lambda: [vectors.astype(np.float32) for vectors in chunk_token_vectors(pipe)])
+        by_text = pipe.cache.memo(("query token vectors", pipe.model_name))
+        new_texts = list(dict.fromkeys(queries[n] for n in todo if queries[n] not in by_text))
+        by_text.update(zip(new_texts, numpy_encoder(pipe).token_vectors(new_texts) if new_texts else [], strict=True))
+        for n in todo:
+            rows = candidates[n]
+            scores = maxsim_scores(by_text[queries[n]], [chunk_vectors[i] for i in rows])
+            for i, score in zip(rows, scores, strict=True):
+                memo.setdefault((queries[n], int(i)), float(score))  # the first value stays: no drift by batch
+    return [np.array([memo[query, int(i)] for i in rows], dtype=float)
+            for query, rows in zip(queries, candidates, strict=True)]
 
 
 def features_for(pipe, queries: Sequence[str], candidates: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -139,6 +139,21 @@ def test_a_slider_move_asks_the_model_only_about_new_pairs():
     assert [score for _, score in other.search("rotate keys", k=3)] == [5.0, 5.0, 5.0]
 
 
+def test_maxsim_scores_a_query_again_only_when_it_has_new_candidates(monkeypatch):
+    import ragkit.reranking as reranking
+
+    calls, real = [], reranking.maxsim_scores
+    monkeypatch.setattr(reranking, "maxsim_scores", lambda q, chunks: calls.append(len(chunks)) or real(q, chunks))
+    pipe = tiny_pipeline(Scripted({}), rerank="maxsim", rerank_depth=2)
+    first = pipe.search("rotate keys", k=3)
+    assert calls == [2]
+    pipe.configure(k1=0.9)  # the same two candidates: read back
+    assert pipe.search("rotate keys", k=3) == first and calls == [2]
+    pipe.configure(rerank_depth=3)  # a new candidate: the query is scored again, its old pairs keep their values
+    again = dict((chunk.doc_id, score) for chunk, score in pipe.search("rotate keys", k=3))
+    assert calls == [2, 3] and all(again[chunk.doc_id] == score for chunk, score in first[:2])
+
+
 def test_rerank_depth_keeps_the_tail_in_first_stage_order():
     model = Scripted({"API keys": "0", "": "5"})
     pipe = tiny_pipeline(model, rerank="llm", rerank_depth=1)
