@@ -61,10 +61,13 @@ def encoder():
 
 # The slowest files first (warm times measured on 2 cores, longest first), so that pytest-xdist's workers,
 # which each take whole files in collection order (`--dist loadfile --no-loadscope-reorder`), finish together
-# instead of one of them starting the browser test when the other is done.
+# instead of one of them starting the browser test when the other is done; then the other notebooks, then the
+# unit tests, which take a few seconds a file.
 SLOWEST_FIRST = ["test_browser.py", "01_tokenization.ipynb", "02_embeddings_and_pooling.ipynb", "09_rerank.ipynb",
-                 "03_similarity_and_vector_search.ipynb", "04_chunking_measured.ipynb", "10_evaluation.ipynb",
-                 "test_lab.py", "05_bm25.ipynb", "06_hybrid_search.ipynb", "test_vectorstore.py"]
+                 "03_similarity_and_vector_search.ipynb", "10_evaluation.ipynb", "06_hybrid_search.ipynb",
+                 "05_bm25.ipynb", "04_chunking_measured.ipynb", "test_vectorstore.py", "test_judgments.py",
+                 "04_chunking.ipynb", "07_contextual_retrieval.ipynb", "11_playground.ipynb", "08_mmr.ipynb",
+                 "00_rag_in_one_page.ipynb", "test_doctests.py", "test_encoder_numpy.py", "test_lab.py"]
 
 
 def pytest_collection_modifyitems(items):

@@ -330,19 +330,19 @@ def move_slider(page, notebook: str, move: Move):
     for _ in range(move.presses):
         handle.press(move.key)
     deadline, last, steady = time.monotonic() + 60, None, 0
-    while time.monotonic() < deadline:  # changed, and the same for 1.5 s with the kernel idle
-        time.sleep(0.5)
+    while time.monotonic() < deadline:  # changed, and the same for 1 s with the kernel idle
+        time.sleep(0.25)
         now = shown(cell, move)
         idle = page.evaluate(f"() => {APP}.sessionContext.session.kernel.status") == "idle"
         steady = steady + 1 if now == last and now != before and idle else 0
         last = now
-        if steady >= 3:
+        if steady >= 4:
             break
     end = readout.inner_text()
     assert end != start, f"{notebook}: pressing {move.key} {move.presses}× on {move.slider} left it at {start}"
     assert last != before, (f"{notebook}: after {move.slider} moved from {start} to {end}, expected {move.what} "
                             f"to change on screen; it still shows:\n{digest(last)}")
-    assert steady >= 3, f"{notebook}: {move.what} kept changing for 60 s after {move.slider} moved to {end}"
+    assert steady >= 4, f"{notebook}: {move.what} kept changing for 60 s after {move.slider} moved to {end}"
     if move.kernel:  # the slider reached the pipeline in the kernel
         value = page.evaluate(EXECUTE, f"print({move.kernel})")
         assert re.fullmatch(r"-?[\d.]+(e-?\d+)?", value) and abs(float(value) - float(end)) < 1e-6, (

@@ -88,3 +88,29 @@ def test_recall_counts_parts_and_counting_quotes_would_be_caught(monkeypatch):
     assert metric_value("recall@5", ranking, judgment) == 0.5
     monkeypatch.setattr(Judgment, "part_gains", lambda self: [t.gain for t in self.targets])  # quotes, not parts
     assert metric_value("recall@5", ranking, judgment) != 0.5
+
+
+def maxsim_by_the_loop(query_vectors, chunk_vectors):
+    """MaxSim as written: for each query token, its best cosine over the chunk's tokens; then the mean."""
+    best = [max(float(q @ d) for d in chunk_vectors) for q in query_vectors]
+    return sum(best) / len(best)
+
+
+def test_maxsim_matches_the_loop_and_a_wrong_axis_bug_does_not():
+    from ragkit.rank.maxsim import maxsim_scores
+
+    rng = np.random.default_rng(3)
+
+    def unit(rows):
+        vectors = rng.normal(size=(rows, 8))
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    query, chunks = unit(3), [unit(5), unit(7), unit(2)]
+    expected = [maxsim_by_the_loop(query, chunk) for chunk in chunks]
+    np.testing.assert_allclose(maxsim_scores(query, chunks), expected, atol=1e-6)
+
+    def wrong_axis(query_vectors, chunk_list):  # each chunk token's best query token, averaged: max over the wrong axis
+        return [float((query_vectors @ chunk.T).max(axis=0).mean()) for chunk in chunk_list]
+
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(wrong_axis(query, chunks), expected, atol=1e-6)
