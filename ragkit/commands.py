@@ -20,6 +20,8 @@ from pathlib import Path
 from ragkit.cache import cache_dir
 from ragkit.config import PipelineConfig
 from ragkit.corpus import load_documents, load_queries
+from ragkit.embed.model import MODEL_NAME
+from ragkit.embed.pooling import POOLINGS
 from ragkit.embed.vector_cache import pack_cache
 from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
@@ -175,7 +177,7 @@ def contextualize(folder: str, chunk_size: int, chunk_overlap: int) -> dict[str,
     return {"chunks": len(pipe.chunks), "recorded before": len(pipe.chunks) - new, "written now": new}
 
 
-PACKED_MODELS = ("all-MiniLM-L6-v2", *(f"numpy-all-MiniLM-L6-v2-{p}" for p in ("cls", "mean", "max")))
+PACKED_MODELS = (MODEL_NAME, *(f"numpy-{MODEL_NAME}-{pooling}" for pooling in POOLINGS))  # as cached_pooled names them
 
 
 def pack_vectors(out: str | Path, cache_folder: str | Path | None = None) -> dict[str, int]:

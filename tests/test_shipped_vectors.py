@@ -73,3 +73,13 @@ def test_a_pack_serves_only_its_exact_texts_and_can_be_turned_off(tmp_path, monk
     assert Encoder().cache.vectors == {}, "RAGKIT_VECTORS=none: a truly cold cache"
     with pytest.raises(RagkitError, match="nothing cached for toy"):
         pack_cache(tmp_path / "empty", "toy", out)
+
+
+def test_pack_vectors_on_an_empty_cache_exits_with_one_line(tmp_path, monkeypatch, capsys):
+    from ragkit.cli import main
+
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path / "empty"))
+    assert main(["data", "pack-vectors", "--data", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: nothing cached for all-MiniLM-L6-v2") and "Traceback" not in error
+    assert not (tmp_path / "vectors").exists(), "nothing written"
