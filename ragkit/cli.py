@@ -1,9 +1,10 @@
-"""Command line: `python -m ragkit data check|pool|pack-vectors`, `python -m ragkit eval` and `python -m ragkit contextualize`.
+"""Command line: `python -m ragkit data check|pool|record|pack-vectors`, `python -m ragkit eval` and `python -m ragkit contextualize`.
 
 `eval` runs one retrieval method over the course data or any BEIR-format folder and prints the metrics;
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
 `metrics`, `by_type`, `by_lang`, `config`, `seconds`). `data pool` prints, one JSON object a line, the top
-units of a method that are not judged yet (`ragkit.commands`). Left out: serving, indexing to disk, generation.
+units of a method that are not judged yet (`ragkit.commands`); `data record --judgments FILE` applies a judge's
+verdicts on them (`ragkit.evaluate.record`). Left out: serving, indexing to disk, generation.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ragkit.config import KNOBS, check_value
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.datastats import statistics_markdown
+from ragkit.evaluate.record import read_verdicts, record_verdicts
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
@@ -54,15 +56,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="check the course data, list what is still to judge, pack vectors")
-    data.add_argument("action", choices=["check", "pool", "pack-vectors"],
-                      help="check: validate; pool: unjudged top units; pack-vectors: the cached embeddings of "
-                           "the course data into <data>/vectors (after a run of the notebooks and tests)")
+    data.add_argument("action", choices=["check", "pool", "record", "pack-vectors"],
+                      help="check: validate; pool: unjudged top units; record: apply a judge's verdicts; "
+                           "pack-vectors: the cached embeddings of the course data into <data>/vectors "
+                           "(after a run of the notebooks and tests)")
     data.add_argument("--data", default="data", help="data folder (default: data)")
     data.add_argument("--method", help="pool: retrieval method (default: dense)")
     data.add_argument("--split", default="all", help="pool: dev, test or all (default: all)")
     data.add_argument("--depth", type=int, default=10, help="pool: how many top units per query (default: 10)")
     data.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                       help="pool: any pipeline setting, repeatable")
+    data.add_argument("--judgments", metavar="FILE", help="record: JSON lines, a pooled unit plus verdict "
+                      "(yes, part, no), quote (yes, part) and judge")
+    data.add_argument("--replace", action="store_true",
+                      help="record: a verdict may replace an earlier one the other way (a resolving judgment)")
+    data.add_argument("--translated", action="store_true",
+                      help="pool: retrieve with the recorded English rendering of each Chinese query")
     situate = commands.add_parser("contextualize", help="situating contexts for every chunk (notebook 07)")
     situate.add_argument("--data", default="data", help="course data folder (default: data)")
     situate.add_argument("--chunk-size", type=int, default=800, help="characters per chunk (default: 800)")
@@ -108,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         settings = [parse_setting(setting) for setting in getattr(args, "settings", [])]  # fail before loading
         if args.command == "data" and args.action == "check":
             return print_check(args.data)
+        if args.command == "data" and args.action == "record":
+            if not args.judgments:
+                raise RagkitError("data record needs --judgments FILE (JSON lines of verdicts)")
+            done = record_verdicts(args.data, read_verdicts(args.judgments), args.replace)
+            print(", ".join(f"{value} {name}" for name, value in done.items()))
+            return 0
         if args.command == "data" and args.action == "pack-vectors":
             for name, count in pack_vectors(Path(args.data) / "vectors").items():
                 print(f"{name}: {count} vectors")
@@ -115,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "data":
             if args.depth < 1:
                 raise RagkitError(f"--depth must be at least 1, got {args.depth}")
-            units = pool_units(args.data, args.method, args.split, args.depth, settings)
+            units = pool_units(args.data, args.method, args.split, args.depth, settings, args.translated)
             for unit in units:
                 print(json.dumps(unit, ensure_ascii=False))
             print(f"{len(units)} units to judge ({len({u['query'] for u in units})} queries)", file=sys.stderr)

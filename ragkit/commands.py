@@ -13,6 +13,7 @@ judgments"). With `rerank="ltr"` both first train the ranker on another split (`
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -127,10 +128,25 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
     return result
 
 
+def recorded_translations(data: str | Path) -> dict[str, str]:
+    """Query id → its recorded English rendering (`<data>/llm/query-translations.jsonl`), a labelling aid.
+
+    >>> recorded_translations("data")["zh-001"]  # doctest: +SKIP
+    'how many days of annual leave ...'
+    """
+    path = Path(data) / "llm" / "query-translations.jsonl"
+    if not path.is_file():
+        raise RagkitError(f"{path}: no recorded translations to pool with (see data/llm/README.md)")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {record["query"]: record["response"] for record in records}
+
+
 def pool_units(data: str, method: str | None, split: str, depth: int,
-               settings: Sequence[tuple[str, object]] = ()) -> list[dict]:
+               settings: Sequence[tuple[str, object]] = (), translated: bool = False) -> list[dict]:
     """The top-`depth` units of one configuration that no judgment covers yet, one record per (query, unit),
-    with what a judge needs (query text, document title and date, passage) and the span to record.
+    with what a judge needs (query text, document title and date, passage) and the span to record. With
+    `translated`, only the queries that have a recorded English rendering are pooled, retrieved by that
+    rendering (a cross-language pool: the judge still reads the original query).
 
     >>> pool_units("data", "bm25", "dev", 10)[0].keys()  # doctest: +SKIP
     dict_keys(['query', 'text', 'doc', 'title', 'date', 'start', 'end', 'passage'])
@@ -140,9 +156,14 @@ def pool_units(data: str, method: str | None, split: str, depth: int,
     changes = dict(settings) if method is None else {"method": method, **dict(settings)}
     pipe = trained_pipeline(data, Pipeline(docs, config, **changes), split, None, evaluating=False)
     by_id = {doc.doc_id: doc for doc in docs}
+    if translated:
+        renderings = recorded_translations(data)
+        keep = [query.query_id in renderings for query in queries]
+        queries = [q for q, kept in zip(queries, keep, strict=True) if kept]
+        judgments = [j for j, kept in zip(judgments, keep, strict=True) if kept]
+    texts = [renderings[q.query_id] if translated else q.text for q in queries]
     records = []
-    for query, judgment, ranking in zip(queries, judgments, pipe.rankings([q.text for q in queries], depth),
-                                        strict=True):
+    for query, judgment, ranking in zip(queries, judgments, pipe.rankings(texts, depth), strict=True):
         for unit, judged in zip(ranking, judged_units(ranking, judgment), strict=True):
             if not judged:
                 doc = by_id[unit.doc_id]

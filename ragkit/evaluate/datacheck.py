@@ -112,8 +112,8 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
         if item not in written and not parts or not all(isinstance(p, int) and 0 <= p < n_parts for p in parts):
             problems.append(f"{where}: evidence parts {parts} must name written quotes (0 to {n_parts - 1}); "
                             "pooled evidence must name at least one")
-        if isinstance(item, dict) and item.get("origin", "written") not in ("written", "pooled"):
-            problems.append(f"{where}: evidence origin must be 'written' or 'pooled', got {item.get('origin')!r}")
+        if isinstance(item, dict) and item.get("origin", "written") not in ("written", "pooled", "review"):
+            problems.append(f"{where}: evidence origin must be written, pooled or review, got {item.get('origin')!r}")
     filters = record.get("filters") or {}
     if not isinstance(filters, dict) or set(filters) - set(FILTER_KEYS):
         problems.append(f"{where}: filters must be an object with keys among {', '.join(FILTER_KEYS)}")

@@ -4,7 +4,9 @@
 `start`, `end` over the document body, `relevant` false, the judge's `verdict` and who the `judge` was).
 Passages found relevant are evidence quotes in `queries.jsonl` instead. A passage is judged both ways when a
 not-relevant span covers at least half of one of that query's evidence quotes (the rule that makes a chunk
-relevant). Left out: agreement between judges (each passage was judged once).
+relevant). `inconsistent_verdicts` flags a passage judged not relevant to one query that holds the evidence of
+another query sharing evidence with it. Left out: agreement between judges (`data/README.md` reports a second
+judge's sample).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def check_judgments(path: Path, docs: dict[str, dict], records: list[dict], prob
     True
     """
     queries = {record.get("id"): record for record in records}
-    count = 0
+    count, good = 0, []
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue
@@ -56,6 +58,7 @@ def check_judgments(path: Path, docs: dict[str, dict], records: list[dict], prob
             problems.append(f"{where}: span [{start}, {end}) is not inside {judgment['doc']} "
                             f"({len(doc['body'])} characters)")
             continue
+        good.append(judgment)
         for item in query.get("evidence", []):
             if item.get("doc") != judgment["doc"] or item.get("quote", "") not in doc["body"]:
                 continue
@@ -64,4 +67,52 @@ def check_judgments(path: Path, docs: dict[str, dict], records: list[dict], prob
             if (min(end, quote_end) - max(start, quote_start)) * 2 >= quote_end - quote_start:
                 problems.append(f"{where}: passage [{start}, {end}) of {judgment['doc']} is judged not relevant "
                                 f"but covers its evidence {item['quote'][:40]!r}")
+    problems.extend(f"{path}: {problem}" for problem in
+                    inconsistent_verdicts(good, records, {name: doc["body"] for name, doc in docs.items()}))
     return count
+
+
+def evidence_by_doc(records: list[dict], bodies: dict[str, str]) -> dict[str, list[tuple[str, int, int, str]]]:
+    """doc → (query, start, end, quote) of every evidence quote found in that document's body."""
+    spans: dict[str, list[tuple[str, int, int, str]]] = {}
+    for record in records:
+        for item in record.get("evidence", []):
+            body = bodies.get(item.get("doc"), "")
+            found = body.find(item.get("quote") or "\0")
+            if found >= 0:
+                spans.setdefault(item["doc"], []).append((record["id"], found, found + len(item["quote"]),
+                                                          item["quote"]))
+    return spans
+
+
+def inconsistent_verdicts(judgments: list[dict], records: list[dict], bodies: dict[str, str]) -> list[str]:
+    """A problem for every passage judged not relevant to query B that holds an evidence quote of query A,
+    when A and B share evidence (an overlapping quote): two queries that ask the same thing got opposite
+    verdicts on the same words. A judgment that names A in `distinct_from` (with its reason in `judge`) was
+    checked by hand and is not flagged.
+
+    >>> bodies = {"d": "Sign with HMAC-SHA256 over a timestamp and the body. Other text here."}
+    >>> records = [{"id": "a", "evidence": [{"doc": "d", "quote": "HMAC-SHA256 over a timestamp"}]},
+    ...            {"id": "b", "evidence": [{"doc": "d", "quote": "Sign with HMAC-SHA256"}]}]
+    >>> inconsistent_verdicts([{"query": "b", "doc": "d", "start": 10, "end": 52}], records, bodies)[0].split(", which")[0]
+    "b: passage [10, 52) of d is judged not relevant, but holds the evidence 'HMAC-SHA256 over a timestamp' of a"
+    """
+    spans = evidence_by_doc(records, bodies)
+    shared: dict[str, set[str]] = {}
+    for items in spans.values():
+        for query_a, start_a, end_a, _ in items:
+            for query_b, start_b, end_b, _ in items:
+                if query_a != query_b and min(end_a, end_b) > max(start_a, start_b):
+                    shared.setdefault(query_a, set()).add(query_b)
+    problems = []
+    for judgment in judgments:
+        query_b, doc = judgment["query"], judgment["doc"]
+        for query_a, start, end, quote in spans.get(doc, []):
+            if query_a in shared.get(query_b, ()) and query_a not in judgment.get("distinct_from", ()) and \
+                    (min(judgment["end"], end) - max(judgment["start"], start)) * 2 >= end - start:
+                problems.append(f"{query_b}: passage [{judgment['start']}, {judgment['end']}) of {doc} is judged "
+                                f"not relevant, but holds the evidence {quote[:40]!r} of {query_a}, which shares "
+                                f"evidence with {query_b}: judge both the same way, or name {query_a} in "
+                                "distinct_from with the reason")
+                break
+    return problems

@@ -2,9 +2,9 @@
 
 The situating contexts of notebook 07 were recorded for the chunkings in `RECORDED_CHUNKINGS` (chunk size,
 overlap). Every chunk of each must have exactly one recorded context, filed under the key of its prompt, and
-each context must be 1 to 3 sentences. The rerank scores and query rewrites of notebook 09 must each be filed
-under the key of the prompt rebuilt from the query and chunk they name, a score must be a whole number from 0
-to 10 and a rewrite one line. `python -m ragkit data check` runs this when `data/llm/` exists.
+each context must be 1 to 3 sentences. The rerank scores and query rewrites of notebook 09, and the English
+renderings of Chinese queries used for pooling, must each be filed under the key of the prompt rebuilt from the
+query and chunk they name, a score must be a whole number from 0 to 10 and a rewrite or rendering one line. `python -m ragkit data check` runs this when `data/llm/` exists.
 Left out: judging whether a context is true to its document (people read samples: see data/llm/README.md).
 """
 
@@ -19,11 +19,11 @@ from ragkit.chunk.base import chunk_corpus
 from ragkit.chunk.fixed import fixed_size_chunks
 from ragkit.corpus import load_documents
 from ragkit.errors import RagkitError
-from ragkit.llm.prompts import prompt_key, rerank_prompt, rewrite_prompt, situate_prompt
+from ragkit.llm.prompts import prompt_key, rerank_prompt, rewrite_prompt, situate_prompt, translate_prompt
 
 RECORDED_CHUNKINGS = ((800, 100),)
 CONTEXTS_FILE = "situating-contexts.jsonl"
-RERANK_FILE, REWRITE_FILE = "rerank-scores.jsonl", "query-rewrites.jsonl"
+RERANK_FILE, REWRITE_FILE, TRANSLATE_FILE = "rerank-scores.jsonl", "query-rewrites.jsonl", "query-translations.jsonl"
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
 
 
@@ -97,7 +97,8 @@ def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
     texts = {query.query_id: query.text for query in queries}
     chunks = {chunk.chunk_id: chunk for size, overlap in RECORDED_CHUNKINGS
               for chunk in chunked(docs, fixed_size_chunks, size=size, overlap=overlap)}
-    for name in (RERANK_FILE, REWRITE_FILE):
+    prompts = {REWRITE_FILE: rewrite_prompt, TRANSLATE_FILE: translate_prompt}
+    for name in (RERANK_FILE, REWRITE_FILE, TRANSLATE_FILE):
         path = folder / "llm" / name
         lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
         for number, line in enumerate(lines, start=1):
@@ -112,11 +113,11 @@ def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
             if query is None or (name == RERANK_FILE and chunk is None):
                 problems.append(f"{path}:{number}: names a query or chunk that does not exist")
                 continue
-            prompt = rerank_prompt(query, chunk.title, chunk.text) if chunk else rewrite_prompt(query)
+            prompt = rerank_prompt(query, chunk.title, chunk.text) if chunk else prompts[name](query)
             if key != prompt_key(prompt):
                 problems.append(f"{path}:{number}: its key is not the key of the prompt for its query and chunk")
             malformed = (not (response.isdigit() and 0 <= int(response) <= 10)) if chunk else \
                 (not response.strip() or "\n" in response)
             if malformed:
-                problems.append(f"{path}:{number}: {'a score must be a whole number from 0 to 10' if chunk else 'a rewrite must be one line'}, got {response[:40]!r}")
+                problems.append(f"{path}:{number}: {'a score must be a whole number from 0 to 10' if chunk else 'a rewrite or rendering must be one line'}, got {response[:40]!r}")
     return checked

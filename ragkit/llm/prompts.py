@@ -5,7 +5,8 @@ cookbook): the whole document, the chunk, and the request for a short context th
 Chinese document one line is added, asking for the answer in Chinese, so that the context matches the
 chunk's language. `rerank_prompt` asks for seed 003's 0–10 relevance score of one passage for one query, and
 `rewrite_prompt` for a reformulated search query (seed 001's `adaptive_rag`); the seeds name these steps but
-give no prompt text, so both prompts are the course's own. `prompt_key` is the SHA-256 of the prompt text: a
+give no prompt text, so both prompts are the course's own, as is `translate_prompt` (an English rendering of a
+Chinese query, used only to pool passages for judging). `prompt_key` is the SHA-256 of the prompt text: a
 replayed response is found by the exact prompt that produced it. Left out: listwise reranking prompts (several
 passages in one prompt), few-shot examples, and parsing anything but a leading number.
 """
@@ -41,6 +42,13 @@ and spell out what it asks for.
 Query: {query}
 
 Answer with the rewritten query only, on one line."""
+TRANSLATE = """Translate this search query, written in Chinese by an employee searching their company's internal \
+wiki, into English. Keep its identifiers, numbers, dates and names as they are; keep it as short as the \
+original; do not answer it.
+
+Query: {query}
+
+Answer with the English query only, on one line."""
 
 
 def situate_prompt(document: str, chunk: str, lang: str = "en") -> str:
@@ -80,6 +88,16 @@ def rewrite_prompt(query: str) -> str:
     'Query: refund?'
     """
     return REWRITE.format(query=query)
+
+
+def translate_prompt(query: str) -> str:
+    """The course's prompt for an English rendering of a Chinese query: a labelling aid that lets English
+    retrieval pool passages for it (`data pool --translated`), never an input to retrieval.
+
+    >>> translate_prompt("年假几天").splitlines()[-3]
+    'Query: 年假几天'
+    """
+    return TRANSLATE.format(query=query)
 
 
 def prompt_key(prompt: str) -> str:

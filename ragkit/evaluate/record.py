@@ -1,0 +1,190 @@
+"""Record a judging round: a judge's verdicts become pooled quotes and judged-not-relevant passages.
+
+`record_verdicts` applies the protocol of `data/README.md` ("Pooled judgments") to verdict lines
+`{"query", "doc", "start", "end", "verdict", "quote", "judge"}` (a unit that `python -m ragkit data pool`
+printed, plus the judge's verdict): a `yes` becomes a pooled quote, extended within its passage until it occurs
+once in the document, answering every part; a `part` on a query with several parts answers the parts named in
+`parts`, or else the part whose written quote is closest in embedding space (a heuristic, and the data README
+says so); a `part` on a one-part query and a `no` go to `judgments.jsonl`. Every line is checked before
+anything is written and both files are replaced whole, so a bad line or a crash loses nothing. A verdict that
+contradicts an earlier one for the same passage is refused unless `replace` is set (how a third judge's
+resolution is applied). Left out: running the judges, and merging several judges' verdicts (resolve first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ragkit.corpus import load_documents, read_jsonl
+from ragkit.errors import RagkitError
+
+VERDICTS = ("yes", "part", "no")
+FIELDS = ("query", "doc", "start", "end", "verdict", "judge")
+
+
+def covers_half(start: int, end: int, quote_start: int, quote_end: int) -> bool:
+    """Does [start, end) overlap at least half of [quote_start, quote_end)? (The rule of relevance.)
+
+    >>> covers_half(0, 10, 5, 15), covers_half(0, 10, 6, 16)
+    (True, False)
+    """
+    return (min(end, quote_end) - max(start, quote_start)) * 2 >= quote_end - quote_start
+
+
+def unique_quote(body: str, start: int, end: int, quote: str) -> str:
+    """`quote` as found inside body[start:end], extended within that passage until it occurs once in `body`.
+
+    >>> unique_quote("a b. a b. a b c.", 10, 16, "a b")
+    'a b '
+    """
+    left = body.find(quote, start, end)
+    right = left + len(quote)
+    while body.count(body[left:right]) > 1:
+        if left == start and right == end:
+            raise RagkitError(f"the passage [{start}, {end}) occurs more than once: no quote in it is unique")
+        left, right = (left, right + 1) if right < end else (left - 1, right)
+    return body[left:right]
+
+
+def line_problem(record: dict, bodies: dict[str, str], queries: dict[str, dict]) -> str | None:
+    """What is wrong with one verdict line, or None.
+
+    >>> line_problem({"query": "q9", "doc": "d", "start": 0, "end": 4, "verdict": "no", "judge": "me"},
+    ...              {"d": "text"}, {"q1": {}})
+    "unknown query 'q9'"
+    """
+    missing = [name for name in FIELDS if name not in record]
+    if record.get("verdict") in ("yes", "part") and not isinstance(record.get("quote"), str):
+        missing.append("quote")
+    if missing:
+        return f"missing {', '.join(missing)}"
+    if record["query"] not in queries:
+        return f"unknown query {record['query']!r}"
+    body = bodies.get(record["doc"])
+    if body is None:
+        return f"unknown document {record['doc']!r}"
+    start, end = record["start"], record["end"]
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(body)):
+        return f"span [{start}, {end}) is not inside {record['doc']} ({len(body)} characters)"
+    if record["verdict"] not in VERDICTS:
+        return f"verdict must be one of {', '.join(VERDICTS)}, got {record['verdict']!r}"
+    if record["verdict"] != "no" and (len(record["quote"]) < 3 or body.find(record["quote"], start, end) < 0):
+        return f"the quote {record['quote'][:40]!r} does not occur inside the passage [{start}, {end})"
+    return None
+
+
+def evidence_spans(query: dict, bodies: dict[str, str]) -> list[tuple[int, dict, int, int]]:
+    """(index, item, start, end) of each evidence quote of a query record."""
+    spans = []
+    for index, item in enumerate(query.get("evidence", [])):
+        found = bodies[item["doc"]].find(item["quote"])
+        spans.append((index, item, found, found + len(item["quote"])))
+    return spans
+
+
+def written_parts(query: dict) -> int:
+    """How many parts a query has: one per written quote."""
+    return sum(item.get("origin", "written") == "written" for item in query.get("evidence", []))
+
+
+def record_verdicts(folder: str | Path, lines: Sequence[tuple[str, dict]], replace: bool = False,
+                    closest_part: Callable[[dict, str], int] | None = None) -> dict[str, int]:
+    """Apply verdict lines ((where, record) pairs) to `<folder>/queries.jsonl` and `<folder>/judgments.jsonl`;
+    returns what was done. Any bad line raises one `RagkitError` naming every bad line, and nothing is written.
+
+    >>> record_verdicts("data", [("f:1", {"query": "nope"})])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragkit.errors.RagkitError: f:1: missing doc, start, end, verdict, judge
+    """
+    folder = Path(folder)
+    bodies = {doc.doc_id: doc.text for doc in load_documents(folder / "corpus")}
+    query_rows = [record for _, record in read_jsonl(folder / "queries.jsonl")]
+    queries = {record["id"]: record for record in query_rows}
+    judgments_path = folder / "judgments.jsonl"
+    judged = [record for _, record in read_jsonl(judgments_path)] if judgments_path.is_file() else []
+    problems = [f"{where}: {problem}" for where, record in lines
+                if (problem := line_problem(record, bodies, queries)) is not None]
+    if problems:
+        raise RagkitError("\n".join(problems))
+    done = {"quotes added": 0, "judged not relevant": 0, "already recorded": 0, "replaced": 0}
+    relevant = [(w, r) for w, r in lines if r["verdict"] == "yes" or
+                r["verdict"] == "part" and written_parts(queries[r["query"]]) > 1]
+    for where, record in relevant:
+        query, body = queries[record["query"]], bodies[record["doc"]]
+        quote = unique_quote(body, record["start"], record["end"], record["quote"])
+        start = body.find(quote)
+        spans = evidence_spans(query, bodies)
+        if any(item["doc"] == record["doc"] and (covers_half(s, e, start, start + len(quote)) or
+                                                 covers_half(start, start + len(quote), s, e))
+               for _, item, s, e in spans):
+            done["already recorded"] += 1
+            continue
+        clash = [j for j in judged if j["query"] == record["query"] and j["doc"] == record["doc"]
+                 and covers_half(j["start"], j["end"], start, start + len(quote))]
+        if clash and not replace:
+            problems.append(f"{where}: {record['query']} was judged not relevant here by {clash[0]['judge']}; "
+                            "pass --replace to apply a resolving judgment")
+            continue
+        judged = [j for j in judged if not any(j is c for c in clash)]
+        done["replaced"] += len(clash)
+        n_parts = written_parts(query)
+        if record["verdict"] == "yes":
+            parts = list(range(n_parts))
+        else:
+            parts = record.get("parts") or [(closest_part or embedding_closest_part)(query, quote)]
+        query["evidence"].append({"doc": record["doc"], "quote": quote, "parts": sorted(parts),
+                                  "origin": "pooled", "judge": record["judge"]})
+        done["quotes added"] += 1
+    taken = {id(record) for _, record in relevant}
+    for where, record in lines:
+        if id(record) in taken:
+            continue
+        query, key = queries[record["query"]], (record["query"], record["doc"], record["start"], record["end"])
+        if any((j["query"], j["doc"], j["start"], j["end"]) == key for j in judged):
+            done["already recorded"] += 1
+            continue
+        covered = [(i, item) for i, item, s, e in evidence_spans(query, bodies)
+                   if item["doc"] == record["doc"] and covers_half(record["start"], record["end"], s, e)]
+        if covered and not replace:
+            problems.append(f"{where}: {record['query']} has evidence in this passage "
+                            f"({covered[0][1]['quote'][:40]!r}); pass --replace to apply a resolving judgment")
+            continue
+        if any(item.get("origin", "written") == "written" for _, item in covered):
+            problems.append(f"{where}: the passage holds a written quote of {record['query']}: a judgment "
+                            "cannot replace the query writer's evidence; edit queries.jsonl by hand")
+            continue
+        query["evidence"] = [item for i, item in enumerate(query["evidence"]) if i not in {c for c, _ in covered}]
+        done["replaced"] += len(covered)
+        judged.append({"query": record["query"], "doc": record["doc"], "start": record["start"],
+                       "end": record["end"], "relevant": False, "verdict": record["verdict"],
+                       "judge": record["judge"]})
+        done["judged not relevant"] += 1
+    if problems:
+        raise RagkitError("\n".join(problems))
+    write_jsonl(folder / "queries.jsonl", query_rows)
+    write_jsonl(judgments_path, sorted(judged, key=lambda j: (j["query"], j["doc"], j["start"], j["end"])))
+    return done
+
+
+def write_jsonl(path: Path, records: Sequence[dict]) -> None:
+    """Replace `path` whole with one JSON object a line (through a temporary file, so a crash loses nothing)."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def embedding_closest_part(query: dict, quote: str) -> int:
+    """The part whose written quote is closest to `quote` in the course model's embedding space."""
+    from ragkit.embed.model import Encoder
+
+    written = [item["quote"] for item in query["evidence"] if item.get("origin", "written") == "written"]
+    vectors = Encoder().encode([quote, *written])
+    return int((vectors[1:] @ vectors[0]).argmax())
+
+
+def read_verdicts(path: str | Path) -> list[tuple[str, dict]]:
+    """(file:line, record) for every line of a verdicts file."""
+    return [(f"{path}:{number}", record) for number, record in read_jsonl(path)]
