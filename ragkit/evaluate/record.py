@@ -117,13 +117,16 @@ def record_verdicts(folder: str | Path, lines: Sequence[tuple[str, dict]], repla
         quote = unique_quote(body, record["start"], record["end"], record["quote"])
         start = body.find(quote)
         spans = evidence_spans(query, bodies)
+        clash = [j for j in judged if j["query"] == record["query"] and j["doc"] == record["doc"]
+                 and covers_half(j["start"], j["end"], start, start + len(quote))]
         if any(item["doc"] == record["doc"] and (covers_half(s, e, start, start + len(quote)) or
                                                  covers_half(start, start + len(quote), s, e))
                for _, item, s, e in spans):
             done["already recorded"] += 1
+            if replace:  # the quote is evidence already: a resolving yes clears the passages judged otherwise
+                judged = [j for j in judged if not any(j is c for c in clash)]
+                done["replaced"] += len(clash)
             continue
-        clash = [j for j in judged if j["query"] == record["query"] and j["doc"] == record["doc"]
-                 and covers_half(j["start"], j["end"], start, start + len(quote))]
         if clash and not replace:
             problems.append(f"{where}: {record['query']} was judged not relevant here by {clash[0]['judge']}; "
                             "pass --replace to apply a resolving judgment")
