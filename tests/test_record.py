@@ -134,3 +134,17 @@ def test_opposite_verdicts_on_shared_evidence_are_flagged_unless_marked_distinct
     assert inconsistent_verdicts([no_for_b | {"distinct_from": ["a"]}], records, bodies) == []
     unrelated = [query("a", "Keys rotate every 90 days. Admins"), query("b", "Tokens are separate.")]
     assert inconsistent_verdicts([no_for_b], unrelated, bodies) == [], "queries without shared evidence differ"
+
+
+def test_a_resolving_yes_on_a_quote_already_recorded_clears_the_opposite_verdict(tmp_path):
+    middle = BODY.index("Old keys")
+    pooled = {"doc": "keys", "quote": "keep working for 24 hours", "parts": [0], "origin": "pooled"}
+    record = query("q1", "Admins can shorten it.")
+    record["evidence"].append(pooled)
+    folder = write_folder(tmp_path, [record], [verdict("q1", middle, middle + 52, "no")])
+    line = ("f:1", verdict("q1", middle, middle + 52, "yes", "keep working for 24 hours"))
+    assert record_verdicts(folder, [line])["replaced"] == 0, "without --replace nothing is cleared"
+    assert (folder / "judgments.jsonl").read_text() != ""
+    done = record_verdicts(folder, [line], replace=True)
+    assert done["already recorded"] == 1 and done["replaced"] == 1
+    assert (folder / "judgments.jsonl").read_text() == "", "the passage is no longer judged both ways"
