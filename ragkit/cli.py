@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ragkit.commands import contextualize, pack_vectors, pool_units, run_eval
+from ragkit.commands import contextualize, pool_units, run_eval
+from ragkit.embed.model import pack_vectors
 from ragkit.config import KNOBS, check_value
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datacheck import check_data
@@ -82,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--split", default="test", help="dev, test or all (BEIR: the qrels file name)")
     evaluate.add_argument("--lang", help="only queries in this language (en or zh)")
     evaluate.add_argument("--type", dest="query_type", help="only queries of this type (keyword, multi, ...)")
-    evaluate.add_argument("--train-split", help="rerank=ltr: the split to train on (default: dev; BEIR: train)")
+    evaluate.add_argument("--train-split", help="rerank=ltr: the split to train on, or folds (5 query folds of the "
+                          "evaluated split; default: dev; BEIR: train, else folds)")
     evaluate.add_argument("--k", type=int, default=10, help="extra cut-off for recall, nDCG and MRR")
     evaluate.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                           help="any pipeline setting, repeatable: --set k1=1.2 --set b=0.75 (names: "

@@ -5,7 +5,8 @@ pack the cached vectors of the course data.
 language or query type, with means overall, per type and per language, and judged@10 (how much of the top 10
 the judgments cover). `pool_units` lists the top units of a configuration that no judgment covers yet: the work
 a judge still has to do before that configuration's numbers can be trusted (`data/README.md`, "Pooled
-judgments"). With `rerank="ltr"` both first train the ranker on another split (`trained_pipeline`); with a
+judgments"). With `rerank="ltr"` both first train the ranker on another split (`trained_pipeline`), or, on a collection
+with one judged split, `run_eval` trains one per query fold (`ragkit.evaluate.folds`); with a
 `threshold`, `run_eval` also measures refusal on the split's unanswerable queries. Left out: running the judges
 (they are people or language models given only query and passage).
 """
@@ -18,14 +19,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragkit.cache import cache_dir
 from ragkit.config import PipelineConfig
 from ragkit.corpus import load_documents, load_queries
-from ragkit.embed.model import MODEL_NAME
-from ragkit.embed.pooling import POOLINGS
-from ragkit.embed.vector_cache import pack_cache
 from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
+from ragkit.evaluate.folds import cross_fitted_rankings
 from ragkit.evaluate.refusal import refusal_row
 from ragkit.evaluate.relevance import judged_units, judgments_from_queries
 from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
@@ -64,6 +62,18 @@ def load_eval_data(folder: str | Path, split: str, lang: str | None = None, quer
     return docs, queries, judgments, config
 
 
+def default_train_split(data: str | Path) -> str:
+    """Where `rerank=ltr` learns by default: dev for course data; a BEIR folder's train qrels, or, when it has
+    none (Cranfield), query folds of the evaluated split.
+
+    >>> default_train_split("data"), default_train_split("data/cranfield")
+    ('dev', 'folds')
+    """
+    if not is_beir_folder(data):
+        return "dev"
+    return "train" if (Path(data) / "qrels" / "train.tsv").is_file() else "folds"
+
+
 def trained_pipeline(data: str, pipe: Pipeline, split: str, train_split: str | None, evaluating: bool = True):
     """`pipe`, with its learning-to-rank model trained on `train_split` when it reranks with `ltr` (default: dev
     for course data, train for BEIR). Training on the split under evaluation is refused.
@@ -73,7 +83,9 @@ def trained_pipeline(data: str, pipe: Pipeline, split: str, train_split: str | N
     """
     if pipe.config.rerank != "ltr":
         return pipe
-    train_split = train_split or ("train" if is_beir_folder(data) else "dev")
+    train_split = train_split or default_train_split(data)
+    if train_split == "folds":  # run_eval trains one ranker per fold (ragkit.evaluate.folds)
+        return pipe
     if evaluating and train_split == split:
         raise RagkitError(f"rerank=ltr would train and be measured on the same split ({split}): pick another "
                           "with --train-split (course data: dev; BEIR: train)")
@@ -106,7 +118,10 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
     pipe = trained_pipeline(data, Pipeline(docs, config, **changes), split, train_split)
     metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", "judged@10"]))
     depth = max(int(m.split("@")[1]) for m in metrics)
-    table = per_query_metrics(pipe.rankings([q.text for q in queries], depth), judgments, metrics)
+    folds = pipe.config.rerank == "ltr" and (train_split or default_train_split(data)) == "folds"
+    rankings = (cross_fitted_rankings(pipe, queries, judgments, depth) if folds
+                else pipe.rankings([q.text for q in queries], depth))
+    table = per_query_metrics(rankings, judgments, metrics)
 
     def means(by: str) -> dict[str, dict[str, float]]:
         rows = summarize(table, by=by, decimals=4)
@@ -122,7 +137,7 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
     elif pipe.config.threshold is not None:
         result["refusal"] = refusal_measures(data, pipe, split)
     if pipe.ranker is not None:
-        result["ltr"] = {"train_split": train_split or ("train" if is_beir_folder(data) else "dev"),
+        result["ltr"] = {"train_split": train_split or default_train_split(data),
                          "importances": pipe.ranker.importances()}
     result["seconds"] = round(time.perf_counter() - started, 2)
     return result
@@ -196,19 +211,3 @@ def contextualize(folder: str, chunk_size: int, chunk_overlap: int) -> dict[str,
         new += prompt_key(situate_prompt(doc.text, chunk.text, doc.lang)) not in known
         contextual_texts(docs, [chunk], "llm", model)
     return {"chunks": len(pipe.chunks), "recorded before": len(pipe.chunks) - new, "written now": new}
-
-
-PACKED_MODELS = (MODEL_NAME, *(f"numpy-{MODEL_NAME}-{pooling}" for pooling in POOLINGS))  # as cached_pooled names them
-
-
-def pack_vectors(out: str | Path, cache_folder: str | Path | None = None) -> dict[str, int]:
-    """Pack the cached vectors of the course model (and notebook 02's three numpy poolings) into `out`, one
-    `<model>.npz` each: what `data/vectors/` ships. Run it after `make clean-cache` and a full test run,
-    so the packs hold exactly what the notebooks and tests embed.
-
-    >>> pack_vectors("/tmp/out", "/nonexistent")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ragkit.errors.RagkitError: nothing cached for all-MiniLM-L6-v2 under ...
-    """
-    folder = Path(cache_folder) if cache_folder is not None else cache_dir(create=False)
-    return {name: pack_cache(folder, name, out) for name in PACKED_MODELS}

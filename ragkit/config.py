@@ -46,8 +46,9 @@ KNOBS: dict[str, Knob] = {
                             "(None: the rule's default)"),
     "semantic_window": Knob("chunking", int, low=1, high=20, meaning="semantic chunking: sentences per side"),
     "semantic_min_size": Knob("chunking", int, low=0, meaning="semantic chunking: smallest chunk in characters"),
-    "context": Knob("context", str, ("none", "headers", "llm"), meaning="what the indexes read before each chunk: "
-                    "nothing, its title and section, or a language model's situating context"),
+    "context": Knob("context", str, ("none", "headers", "llm", "llm-plain"), meaning="what the indexes read before "
+                    "each chunk: nothing, its title and section, or a language model's situating context (llm: "
+                    "writers told what to name; llm-plain: Anthropic's prompt alone)"),
     "stemmer": Knob("analysis", str, ("none", "snowball"), meaning="BM25 analyzer: Snowball stemming of words"),
     "stopwords": Knob("analysis", str, ("none", "en"), meaning="BM25 analyzer: drop Lucene's 33 English stop words"),
     "identifiers": Knob("analysis", str, ("whole", "split"), meaning="BM25 analyzer: keep TS-203 or v2/sessions "

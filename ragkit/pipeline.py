@@ -108,9 +108,11 @@ class Pipeline:
     @property
     def indexed_texts(self) -> list[str]:
         """What the indexes read: each chunk after its `context` (`ragkit.chunk.context`)."""
-        context = self.config.context
+        context, model = self.config.context, self.language_model
+        if context == "llm-plain" and hasattr(model, "variant"):  # the same prompts, another writers' recordings
+            model = model.variant("plain")
         return self.cache.stage(("indexed texts", self.chunk_key, context), lambda: contextual_texts(
-            self.docs, self.chunks, context, self.language_model))
+            self.docs, self.chunks, context, model))
 
     @property
     def chunk_embeddings(self) -> np.ndarray:

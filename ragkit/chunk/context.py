@@ -3,7 +3,8 @@
 Anthropic's contextual retrieval has a language model write, for every chunk, a context that situates it in
 its document ("this chunk is from Tessellate's Q2 2025 business review; it covers ..."); both the embedding and
 BM25 then index context + chunk. `context="llm"` uses those situating contexts (recorded, or from a live
-model through `ragkit.llm`); `context="headers"` is a model-free baseline, the document title and the
+model through `ragkit.llm`); `context="llm-plain"` uses a second recorded set, written from Anthropic's prompt
+alone (the pipeline gives it the model's `plain` variant; `data/llm/README.md` says how the two differ); `context="headers"` is a model-free baseline, the document title and the
 section path the chunk starts in; `context="none"` indexes the chunk alone. The chunk itself, its offsets and
 so its relevance judgments are unchanged. Left out: contexts for queries, and re-writing the chunk.
 """
@@ -18,7 +19,7 @@ from ragkit.corpus import Document
 from ragkit.errors import RagkitError
 from ragkit.llm.prompts import situate_prompt
 
-CONTEXTS = ("none", "headers", "llm")
+CONTEXTS = ("none", "headers", "llm", "llm-plain")
 
 
 def chunk_header(doc: Document, chunk: Chunk) -> str:
@@ -49,6 +50,6 @@ def contextual_texts(docs: Sequence[Document], chunks: Sequence[Chunk], context:
     if context == "headers":
         return [f"{chunk_header(by_id[chunk.doc_id], chunk)}\n\n{chunk.text}" for chunk in chunks]
     if model is None:
-        raise RagkitError("context='llm' needs a language model (ragkit.llm.client.LanguageModel)")
+        raise RagkitError(f"context={context!r} needs a language model (ragkit.llm.client.LanguageModel)")
     return [f"{model.complete(situate_prompt(by_id[c.doc_id].text, c.text, by_id[c.doc_id].lang), 'a situating context')}"
             f"\n\n{c.text}" for c in chunks]

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from ragkit.cache import cache_dir, shipped_vectors_dir
-from ragkit.embed.vector_cache import EmbeddingCache
+from ragkit.embed.pooling import POOLINGS
+from ragkit.embed.vector_cache import EmbeddingCache, pack_cache
 from ragkit.errors import RagkitError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -111,3 +112,19 @@ class Encoder:
             self.cache.save(todo, new)
             found, _ = self.cache.lookup(texts)
         return np.stack(found).astype(np.float32)
+
+
+PACKED_MODELS = (MODEL_NAME, *(f"numpy-{MODEL_NAME}-{pooling}" for pooling in POOLINGS))  # as cached_pooled names them
+
+
+def pack_vectors(out: str | Path, cache_folder: str | Path | None = None) -> dict[str, int]:
+    """Pack the cached vectors of the course model (and notebook 02's three numpy poolings) into `out`, one
+    `<model>.npz` each: what `data/vectors/` ships. Run it after `make clean-cache` and a full test run,
+    so the packs hold exactly what the notebooks and tests embed.
+
+    >>> pack_vectors("/tmp/out", "/nonexistent")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ragkit.errors.RagkitError: nothing cached for all-MiniLM-L6-v2 under ...
+    """
+    folder = Path(cache_folder) if cache_folder is not None else cache_dir(create=False)
+    return {name: pack_cache(folder, name, out) for name in PACKED_MODELS}

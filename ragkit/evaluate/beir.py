@@ -4,7 +4,8 @@ The layout is `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `
 `qrels/<split>.tsv` (header, then `query-id`, `corpus-id`, `score` tab-separated). The retrieval unit is the
 whole document, title then text; relevance comes from the qrels, with the score as a graded gain. Left out:
 downloading datasets (bring the folder), and BEIR's optional per-document metadata. Qrels rows that name a
-missing query or document are skipped with a warning (`skipped_qrels` counts them).
+missing query or document are skipped with a warning (`skipped_qrels` counts them), and so are documents with
+neither title nor text (Cranfield has two).
 """
 
 from __future__ import annotations
@@ -60,16 +61,22 @@ def load_beir(folder: str | Path, split: str = "test") -> tuple[list[Document], 
     True
     """
     folder = Path(folder)
-    docs = []
+    docs, empty = [], []
     corpus_path = folder / "corpus.jsonl"
     for number, record in read_jsonl(corpus_path):
         if not isinstance(record.get("_id"), str | int) or not isinstance(record.get("text"), str):
             raise RagkitError(f"{corpus_path}:{number}: a document needs '_id' and 'text'")
         title = str(record.get("title") or "")
+        if not title.strip() and not record["text"].strip():
+            empty.append(str(record["_id"]))  # nothing to index or to read; said below, not silently dropped
+            continue
         docs.append(Document(doc_id=str(record["_id"]), title=title, source="beir", date="", lang="en",
                              text=f"{title}\n\n{record['text']}" if title else record["text"]))
     if not docs:
         raise RagkitError(f"{corpus_path}: the corpus is empty")
+    if empty:
+        warnings.warn(f"{corpus_path}: {len(empty)} documents have neither title nor text and are left out: "
+                      f"{', '.join(empty[:5])}", stacklevel=2)
     query_text: dict[str, str] = {}
     queries_path = folder / "queries.jsonl"
     for number, record in read_jsonl(queries_path):

@@ -18,7 +18,7 @@ from ragkit.corpus import REQUIRED_FIELDS, parse_front_matter
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datastats import data_statistics
 from ragkit.evaluate.judgecheck import check_judgments
-from ragkit.evaluate.recordcheck import check_contexts, check_rerank_records
+from ragkit.evaluate.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
 from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
@@ -180,7 +180,10 @@ def check_data(folder: str | Path, minimums: dict | None = None) -> tuple[list[s
     stats = data_statistics(docs, records)
     if (folder / "llm").is_dir():  # the recorded language-model responses of notebook 07
         check_contexts(folder, problems)
+        if (folder / "llm" / "plain").is_dir():  # Anthropic's prompt alone (context="llm-plain")
+            check_contexts(folder, problems, variant="plain")
         check_rerank_records(folder, problems)
+        check_beir_rerank_records(folder, problems)
     totals = stats["totals"]
     for name, value in totals.items():
         if name in minimums and value < minimums[name]:

@@ -37,15 +37,17 @@ def sentences(text: str) -> int:
     return ends + (0 if SENTENCE_END.search(text.strip()[-1:] or ".") else 1)
 
 
-def check_contexts(folder: str | Path, problems: list[str]) -> int:
+def check_contexts(folder: str | Path, problems: list[str], variant: str = "") -> int:
     """Append a problem for every chunk without exactly one recorded context, and for every context that is not
-    1 to 3 sentences; returns how many contexts were checked.
+    1 to 3 sentences (the course's writers were asked for that; the `plain` variant's writers were asked
+    nothing beyond Anthropic's prompt, so theirs need only be one non-empty paragraph); returns how many
+    contexts were checked.
 
-    >>> check_contexts("data", problems := [])  # doctest: +SKIP
+    >>> check_contexts("data", problems := [], variant="plain")  # doctest: +SKIP
     382
     """
     folder = Path(folder)
-    path = folder / "llm" / CONTEXTS_FILE
+    path = folder / "llm" / variant / CONTEXTS_FILE
     if not path.is_file():
         problems.append(f"{path}: missing: the recorded situating contexts")
         return 0
@@ -72,7 +74,9 @@ def check_contexts(folder: str | Path, problems: list[str]) -> int:
                 problems.append(f"{path}: chunk {chunk.chunk_id} (size {size}, overlap {overlap}) has {keys[key]} "
                                 "recorded contexts, not exactly one")
     for number, response in records.values():
-        if not 1 <= sentences(response) <= 3:
+        if variant and (not response.strip() or "\n\n" in response.strip()):
+            problems.append(f"{path}:{number}: a context must be one non-empty paragraph")
+        elif not variant and not 1 <= sentences(response) <= 3:
             problems.append(f"{path}:{number}: a context of {sentences(response)} sentences (1 to 3 expected)")
     return len(records)
 
@@ -120,4 +124,49 @@ def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
                 (not response.strip() or "\n" in response)
             if malformed:
                 problems.append(f"{path}:{number}: {'a score must be a whole number from 0 to 10' if chunk else 'a rewrite or rendering must be one line'}, got {response[:40]!r}")
+    return checked
+
+
+BEIR_RERANK_FILES = {"cranfield": ("cranfield-rerank-scores.jsonl", 20)}  # folder → (scores file, per query)
+
+
+def check_beir_rerank_records(folder: str | Path, problems: list[str]) -> int:
+    """Append a problem for every recorded rerank score of a shipped BEIR collection (`BEIR_RERANK_FILES`) whose
+    key is not its prompt's (rebuilt from the query and document it names), whose answer is not 0 to 10, or
+    whose query does not have exactly the recorded number of scored documents; returns how many were checked.
+
+    >>> check_beir_rerank_records("data", problems := [])  # doctest: +SKIP
+    4500
+    """
+    from ragkit.chunk.base import whole_document_chunks
+    from ragkit.evaluate.beir import load_beir
+
+    folder, checked = Path(folder), 0
+    for name, (file, per_query) in BEIR_RERANK_FILES.items():
+        path = folder / "llm" / file
+        if not (folder / name).is_dir() or not path.is_file():
+            continue
+        docs, queries, _ = load_beir(folder / name, "test")
+        units = {chunk.doc_id: chunk for chunk in whole_document_chunks(docs)}
+        texts, counts = {query.query_id: query.text for query in queries}, Counter()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            checked += 1
+            try:
+                record = json.loads(line)
+                unit, text = units.get(record["doc"]), texts.get(record["query"])
+                response, key = record["response"], record["key"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                problems.append(f"{path}:{number}: not a JSON object with key, query, doc and response")
+                continue
+            if unit is None or text is None:
+                problems.append(f"{path}:{number}: names a query or document that {name} does not have")
+                continue
+            counts[record["query"]] += 1
+            if key != prompt_key(rerank_prompt(text, unit.title, unit.text)):
+                problems.append(f"{path}:{number}: its key is not the key of the prompt for its query and document")
+            if not (response.isdigit() and 0 <= int(response) <= 10):
+                problems.append(f"{path}:{number}: a score must be a whole number from 0 to 10, got {response[:40]!r}")
+        wrong = sorted(q for q in texts if counts[q] != per_query)
+        if wrong:
+            problems.append(f"{path}: {len(wrong)} queries do not have {per_query} scores each (first: {wrong[0]})")
     return checked

@@ -69,6 +69,16 @@ class LanguageModel:
         self._replay: dict[str, str] | None = None
         self._client = None
 
+    def variant(self, name: str) -> LanguageModel:
+        """The same model, replaying the recordings in `<recordings>/<name>/` instead: another set of answers to
+        the same prompts (`context="llm-plain"`). Live and record modes ask the server as before.
+
+        >>> LanguageModel(recordings="data/llm").variant("plain").recordings.as_posix()
+        'data/llm/plain'
+        """
+        return LanguageModel(self.mode, self.url, self.model, self.api_key, self.recordings / name,
+                             self.record_to.parent / name / self.record_to.name, self.timeout, self.retries)
+
     def complete(self, prompt: str, purpose: str = "a response") -> str:
         """The model's answer to one user message."""
         key = prompt_key(prompt)

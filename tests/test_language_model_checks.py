@@ -1,0 +1,109 @@
+"""The language-model stages checked where the judge is not the model: learning to rank by query folds (no query
+ranked by a model trained on it), the second set of situating contexts (Anthropic's prompt alone) behind
+`context="llm-plain"`, and the recorded Cranfield rerank scores validated by `data check`."""
+
+import json
+import shutil
+
+import pytest
+
+from ragkit.chunk.base import Chunk
+from ragkit.chunk.context import contextual_texts
+from ragkit.cli import main
+from ragkit.corpus import Document
+from ragkit.evaluate.folds import cross_fitted_rankings, query_folds
+from ragkit.evaluate.recordcheck import check_beir_rerank_records
+from ragkit.llm.client import LanguageModel
+from ragkit.llm.prompts import prompt_key, situate_prompt
+
+
+def test_query_folds_are_balanced_and_stable():
+    ids = [f"q{n}" for n in range(23)]
+    folds = query_folds(ids)
+    assert sorted(set(folds)) == [0, 1, 2, 3, 4] and max(folds.count(f) for f in range(5)) <= 5
+    assert query_folds(list(reversed(ids))) == list(reversed(folds)), "a query's fold does not depend on order"
+
+
+class Spy:
+    """Records which queries each ranker was trained on and which it ranked."""
+
+    def __init__(self):
+        self.calls, self.trained = [], None
+
+    def train_ranker(self, queries, judgments):
+        assert len(queries) == len(judgments)
+        self.trained = {q.query_id for q in queries}
+
+    def rankings(self, texts, depth):
+        self.calls.append((set(self.trained), list(texts)))
+        return [[text] for text in texts]
+
+
+def test_no_query_is_ranked_by_a_model_trained_on_it():
+    class Q:
+        def __init__(self, n):
+            self.query_id, self.text = f"q{n}", f"text of q{n}"
+
+    queries, spy = [Q(n) for n in range(12)], Spy()
+    rankings = cross_fitted_rankings(spy, queries, [None] * 12, 10)
+    assert rankings == [[q.text] for q in queries], "every query ranked once, in its own position"
+    assert len(spy.calls) == 5
+    for trained, texts in spy.calls:
+        ranked = {text.split()[-1] for text in texts}
+        assert not trained & ranked, "a fold is ranked by a model that never saw it"
+        assert trained | ranked == {q.query_id for q in queries}, "trained on every other query"
+
+
+def test_ltr_by_folds_on_a_beir_folder_with_only_a_test_split(root, tmp_path, capsys):
+    data = tmp_path / "beir"
+    shutil.copytree(root / "tests/fixtures/beir_tiny", data)
+    assert main(["eval", "--data", str(data), "--method", "bm25", "--json", "--set", "rerank=ltr"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["ltr"]["train_split"] == "folds" and result["queries"] == 4
+
+
+def test_llm_plain_replays_the_plain_writers_not_the_course_variant(tmp_path):
+    doc = Document("d", "Guide", "faq", "2025-01-01", "en", "# Guide\nRotate keys yearly.")
+    chunk = Chunk("d#0", "d", 0, len(doc.text), doc.text)
+    key = prompt_key(situate_prompt(doc.text, chunk.text))
+    (tmp_path / "contexts.jsonl").write_text(json.dumps({"key": key, "response": "Course variant."}) + "\n")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "contexts.jsonl").write_text(json.dumps({"key": key, "response": "Plain."}) + "\n")
+    model = LanguageModel(mode="replay", recordings=tmp_path)
+    assert contextual_texts([doc], [chunk], "llm", model)[0].startswith("Course variant.")
+    assert contextual_texts([doc], [chunk], "llm-plain", model.variant("plain"))[0].startswith("Plain.")
+
+
+def test_the_pipeline_indexes_the_plain_contexts_under_llm_plain(course_docs):
+    from ragkit.pipeline import Pipeline
+
+    pipe = Pipeline(course_docs, method="bm25")
+    course = pipe.configure(context="llm").indexed_texts
+    plain = pipe.configure(context="llm-plain").indexed_texts
+    assert len(course) == len(plain) == len(pipe.chunks)
+    assert all(c.endswith(chunk.text) and p.endswith(chunk.text) for c, p, chunk in zip(course, plain, pipe.chunks))
+    assert sum(c != p for c, p in zip(course, plain)) > 0.9 * len(plain), "two different writers' contexts"
+
+
+def test_data_check_rejects_a_cranfield_score_filed_under_another_prompt(root, tmp_path):
+    data = tmp_path / "data"
+    (data / "llm").mkdir(parents=True)
+    shutil.copytree(root / "data" / "cranfield", data / "cranfield")
+    lines = (root / "data" / "llm" / "cranfield-rerank-scores.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    lines[0] = json.dumps(first | {"key": prompt_key("another prompt")})
+    lines[1] = json.dumps(json.loads(lines[1]) | {"response": "eleven"})
+    (data / "llm" / "cranfield-rerank-scores.jsonl").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    problems = []
+    assert check_beir_rerank_records(data, problems) == len(lines) - 1
+    assert any(":1: its key is not the key of the prompt" in p for p in problems)
+    assert any(":2: a score must be a whole number from 0 to 10" in p for p in problems)
+    assert any("do not have 20 scores each" in p for p in problems), "a dropped line is caught by the count"
+
+
+@pytest.mark.parametrize("rerank", ["llm", "maxsim", "ltr"])
+def test_cranfield_rerankers_replay_offline_against_human_judgments(root, capsys, rerank):
+    assert main(["eval", "--data", str(root / "data" / "cranfield"), "--method", "hybrid", "--split", "test",
+                 "--set", f"rerank={rerank}", "--set", "rerank_depth=20", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["queries"] == 225 and 0.3 < result["metrics"]["ndcg@10"] < 0.8
