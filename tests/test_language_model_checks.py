@@ -101,9 +101,14 @@ def test_data_check_rejects_a_cranfield_score_filed_under_another_prompt(root, t
     assert any("do not have 20 scores each" in p for p in problems), "a dropped line is caught by the count"
 
 
-@pytest.mark.parametrize("rerank", ["llm", "maxsim", "ltr"])
-def test_cranfield_rerankers_replay_offline_against_human_judgments(root, capsys, rerank):
-    assert main(["eval", "--data", str(root / "data" / "cranfield"), "--method", "hybrid", "--split", "test",
-                 "--set", f"rerank={rerank}", "--set", "rerank_depth=20", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert result["queries"] == 225 and 0.3 < result["metrics"]["ndcg@10"] < 0.8
+def test_cranfield_llm_rerank_replays_offline_against_human_judgments(root, capsys):
+    # MaxSim and learning to rank on Cranfield (their token vectors take a minute to compute) run in notebook 09
+    args = ["eval", "--data", str(root / "data" / "cranfield"), "--method", "hybrid", "--split", "test", "--json"]
+    with pytest.warns(UserWarning, match="neither title nor text"):
+        assert main(args) == 0
+        first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert main([*args, "--set", "rerank=llm", "--set", "rerank_depth=20"]) == 0
+    reranked = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert first["queries"] == reranked["queries"] == 225 and first["skipped_qrels"]["documents"] == 1
+    assert reranked["metrics"]["ndcg@10"] != first["metrics"]["ndcg@10"], "the recorded scores reorder the top 20"
+    assert reranked["metrics"]["recall@100"] == first["metrics"]["recall@100"], "a top-20 reranker keeps the top 100"

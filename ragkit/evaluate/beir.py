@@ -117,6 +117,7 @@ def skipped_qrels(folder: str | Path, split: str = "test") -> dict[str, int]:
     folder = Path(folder)
     qrels = read_qrels(folder / "qrels" / f"{split}.tsv")
     queries = {str(record.get("_id")) for _, record in read_jsonl(folder / "queries.jsonl")}
-    documents = {str(record.get("_id")) for _, record in read_jsonl(folder / "corpus.jsonl")}
+    documents = {str(record.get("_id")) for _, record in read_jsonl(folder / "corpus.jsonl")
+                 if str(record.get("title") or "").strip() or str(record.get("text") or "").strip()}  # as load_beir
     return {"queries": sum(len(gains) for query_id, gains in qrels.items() if query_id not in queries),
             "documents": sum(doc_id not in documents for gains in qrels.values() for doc_id in gains)}
