@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.commands import contextualize, pool_units, run_eval
-from ragkit.embed.model import pack_vectors
 from ragkit.config import KNOBS, check_value
+from ragkit.embed.model import pack_vectors
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.datastats import statistics_markdown

@@ -81,8 +81,8 @@ def test_the_pipeline_indexes_the_plain_contexts_under_llm_plain(course_docs):
     course = pipe.configure(context="llm").indexed_texts
     plain = pipe.configure(context="llm-plain").indexed_texts
     assert len(course) == len(plain) == len(pipe.chunks)
-    assert all(c.endswith(chunk.text) and p.endswith(chunk.text) for c, p, chunk in zip(course, plain, pipe.chunks))
-    assert sum(c != p for c, p in zip(course, plain)) > 0.9 * len(plain), "two different writers' contexts"
+    assert all(c.endswith(chunk.text) and p.endswith(chunk.text) for c, p, chunk in zip(course, plain, pipe.chunks, strict=True))
+    assert sum(c != p for c, p in zip(course, plain, strict=True)) > 0.9 * len(plain), "two different writers' contexts"
 
 
 def test_data_check_rejects_a_cranfield_score_filed_under_another_prompt(root, tmp_path):
