@@ -112,3 +112,25 @@ def test_cranfield_llm_rerank_replays_offline_against_human_judgments(root, caps
     assert first["queries"] == reranked["queries"] == 225 and first["skipped_qrels"]["documents"] == 1
     assert reranked["metrics"]["ndcg@10"] != first["metrics"]["ndcg@10"], "the recorded scores reorder the top 20"
     assert reranked["metrics"]["recall@100"] == first["metrics"]["recall@100"], "a top-20 reranker keeps the top 100"
+
+
+def test_data_check_wants_one_english_rendering_per_chinese_query(root, tmp_path):
+    from ragkit.evaluate.recordcheck import check_rerank_records
+
+    data = tmp_path / "data"
+    shutil.copytree(root / "data", data, ignore=shutil.ignore_patterns("vectors", "cranfield"))
+    path = data / "llm" / "query-translations.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
+    problems = []
+    check_rerank_records(data, problems)
+    missing = json.loads(lines[0])["query"]
+    assert problems == [f"{path}: 1 Chinese queries do not have exactly one English rendering (first: {missing})"]
+
+
+def test_the_last_rung_replays_at_depth_50_on_the_test_split(root, capsys):
+    assert main(["eval", "--data", str(root / "data"), "--method", "hybrid", "--split", "test", "--json",
+                 "--set", "context=llm", "--set", "rerank=llm", "--set", "rerank_depth=50"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["metrics"]["judged@10"] == 1.0 and result["metrics"]["failure@20"] < 0.044, \
+        "reranking the top 50 can repair the top 20, which the top-15 rerank cannot"

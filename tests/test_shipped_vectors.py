@@ -83,3 +83,20 @@ def test_pack_vectors_on_an_empty_cache_exits_with_one_line(tmp_path, monkeypatc
     error = capsys.readouterr().err
     assert error.startswith("error: nothing cached for all-MiniLM-L6-v2") and "Traceback" not in error
     assert not (tmp_path / "vectors").exists(), "nothing written"
+
+
+def test_re_packing_keeps_the_shipped_vectors_and_writes_nothing_when_a_model_is_missing(tmp_path):
+    from ragkit.embed.model import MODEL_NAME, PACKED_MODELS, pack_vectors
+
+    cache, out = tmp_path / "cache", tmp_path / "vectors"
+    EmbeddingCache(tmp_path / "first", MODEL_NAME).save(["shipped text"], np.ones((1, 384), dtype=np.float32))
+    pack_cache(tmp_path / "first", MODEL_NAME, out)
+    EmbeddingCache(cache, MODEL_NAME).save(["new text"], np.zeros((1, 384), dtype=np.float32))
+    before = (out / f"{MODEL_NAME}.npz").read_bytes()
+    with pytest.raises(RagkitError, match="nothing cached for numpy-"):
+        pack_vectors(out, cache)
+    assert (out / f"{MODEL_NAME}.npz").read_bytes() == before, "a refused re-pack leaves the packs as they were"
+    for name in PACKED_MODELS[1:]:
+        EmbeddingCache(cache, name).save(["new text"], np.zeros((1, 384), dtype=np.float32))
+    assert pack_vectors(out, cache)[MODEL_NAME] == 2, "the shipped vector stays beside the new one"
+    assert pack_vectors(out, cache, keep=False)[MODEL_NAME] == 1, "keep=False packs the cache alone"

@@ -117,14 +117,20 @@ class Encoder:
 PACKED_MODELS = (MODEL_NAME, *(f"numpy-{MODEL_NAME}-{pooling}" for pooling in POOLINGS))  # as cached_pooled names them
 
 
-def pack_vectors(out: str | Path, cache_folder: str | Path | None = None) -> dict[str, int]:
+def pack_vectors(out: str | Path, cache_folder: str | Path | None = None, keep: bool = True) -> dict[str, int]:
     """Pack the cached vectors of the course model (and notebook 02's three numpy poolings) into `out`, one
     `<model>.npz` each: what `data/vectors/` ships. Run it after `make clean-cache` and a full test run,
-    so the packs hold exactly what the notebooks and tests embed.
+    so the packs hold exactly what the notebooks and tests embed (`keep=False`); the default keeps what the
+    packs already hold and adds what was embedded since. Nothing is written unless every model has vectors
+    cached.
 
     >>> pack_vectors("/tmp/out", "/nonexistent")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ragkit.errors.RagkitError: nothing cached for all-MiniLM-L6-v2 under ...
     """
     folder = Path(cache_folder) if cache_folder is not None else cache_dir(create=False)
-    return {name: pack_cache(folder, name, out) for name in PACKED_MODELS}
+    for name in PACKED_MODELS:  # check them all first: a half-written set of packs would lose vectors
+        if not EmbeddingCache(folder, name).vectors:
+            raise RagkitError(f"nothing cached for {name} under {folder / 'embeddings'}: run the notebooks or "
+                              "the tests first")
+    return {name: pack_cache(folder, name, out, keep) for name in PACKED_MODELS}

@@ -75,9 +75,11 @@ class EmbeddingCache:
             ) from None
 
 
-def pack_cache(folder: str | Path, model_name: str, out: str | Path) -> int:
+def pack_cache(folder: str | Path, model_name: str, out: str | Path, keep: bool = True) -> int:
     """Write every vector cached for `model_name` under `folder` as one pack, `out/<model>.npz` (keys sorted,
-    so the same vectors give the same file); returns how many vectors it holds.
+    so the same vectors give the same file); returns how many vectors it holds. With `keep`, the vectors of
+    the pack it replaces stay in it: the cache holds only what was computed beside the shipped pack, so
+    re-packing without them would throw the shipped vectors away.
 
     >>> import tempfile, numpy as np
     >>> cache, out = tempfile.mkdtemp(), tempfile.mkdtemp()
@@ -85,8 +87,8 @@ def pack_cache(folder: str | Path, model_name: str, out: str | Path) -> int:
     >>> pack_cache(cache, "toy", out), EmbeddingCache(tempfile.mkdtemp(), "toy", shipped=out).lookup(["b"])[1]
     (2, [])
     """
-    vectors = EmbeddingCache(folder, model_name).vectors
-    if not vectors:
+    vectors = EmbeddingCache(folder, model_name, shipped=out if keep else None).vectors
+    if not EmbeddingCache(folder, model_name).vectors:
         raise RagkitError(f"nothing cached for {model_name} under {Path(folder) / 'embeddings'}: run the "
                           "notebooks or the tests first")
     keys = sorted(vectors)

@@ -102,6 +102,7 @@ def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
     chunks = {chunk.chunk_id: chunk for size, overlap in RECORDED_CHUNKINGS
               for chunk in chunked(docs, fixed_size_chunks, size=size, overlap=overlap)}
     prompts = {REWRITE_FILE: rewrite_prompt, TRANSLATE_FILE: translate_prompt}
+    rendered: Counter[str] = Counter()
     for name in (RERANK_FILE, REWRITE_FILE, TRANSLATE_FILE):
         path = folder / "llm" / name
         lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
@@ -124,6 +125,12 @@ def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
                 (not response.strip() or "\n" in response)
             if malformed:
                 problems.append(f"{path}:{number}: {'a score must be a whole number from 0 to 10' if chunk else 'a rewrite or rendering must be one line'}, got {response[:40]!r}")
+            rendered[record["query"]] += name == TRANSLATE_FILE
+    if (folder / "llm" / TRANSLATE_FILE).is_file():
+        wrong = sorted(q.query_id for q in queries if q.lang == "zh" and rendered[q.query_id] != 1)
+        if wrong:
+            problems.append(f"{folder / 'llm' / TRANSLATE_FILE}: {len(wrong)} Chinese queries do not have exactly "
+                            f"one English rendering (first: {wrong[0]})")
     return checked
 
 
