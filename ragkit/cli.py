@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "(yes, part, no), quote (yes, part) and judge")
     data.add_argument("--replace", action="store_true",
                       help="record: a verdict may replace an earlier one the other way (a resolving judgment)")
+    data.add_argument("--fresh", action="store_true",
+                      help="pack-vectors: pack the cache alone, dropping what the packs held (after make clean-cache)")
     data.add_argument("--translated", action="store_true",
                       help="pool: retrieve with the recorded English rendering of each Chinese query")
     situate = commands.add_parser("contextualize", help="situating contexts for every chunk (notebook 07)")
@@ -126,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             print(", ".join(f"{value} {name}" for name, value in done.items()))
             return 0
         if args.command == "data" and args.action == "pack-vectors":
-            for name, count in pack_vectors(Path(args.data) / "vectors").items():
+            for name, count in pack_vectors(Path(args.data) / "vectors", keep=not args.fresh).items():
                 print(f"{name}: {count} vectors")
             return 0
         if args.command == "data":
