@@ -9,6 +9,7 @@ vectors between lists that have texts in common, and eviction.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def cached_token_vectors(compute: Callable[[list[str]], list[np.ndarray]], texts
             return np.split(saved["vectors"], np.cumsum(saved["lengths"])[:-1])
     vectors = compute(list(texts))
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial.npz")  # written whole, then renamed: a crash leaves no half file
+    # written whole, then renamed: a crash leaves no half file, and a process computing the same texts at the same
+    # time (two notebooks on two test workers) writes its own partial file instead of renaming this one's away
+    partial = path.with_suffix(f".{os.getpid()}.partial.npz")
     np.savez(partial, vectors=np.concatenate(vectors), lengths=np.array([len(v) for v in vectors]))
     partial.replace(path)
     return vectors

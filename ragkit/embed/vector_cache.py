@@ -12,6 +12,7 @@ wrote the same vectors).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,7 +66,7 @@ class EmbeddingCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             name = hashlib.sha1("".join(keys).encode()).hexdigest()[:16]
             shard = self.folder / f"shard-{name}.npz"
-            partial = self.folder / f"shard-{name}.partial.npz"
+            partial = self.folder / f"shard-{name}.{os.getpid()}.partial.npz"  # one per process: see token_cache
             np.savez(partial, keys=np.array(keys), vectors=np.asarray(vectors, dtype=np.float32))
             partial.replace(shard)
         except OSError as error:
