@@ -1,24 +1,9 @@
 """Shared test fixtures: the course data loaded once (the quiet, offline environment is set in ../conftest.py)."""
 
-import os
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def stop_process_group(process, grace: float) -> None:
-    """Stop a server started in its own process group: SIGTERM, then SIGKILL if it outlives `grace` seconds."""
-    import signal
-    import subprocess
-
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
+from helpers import ROOT
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import stop_process_group
+from helpers import stop_process_group
 
 
 def free_port() -> int:

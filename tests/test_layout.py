@@ -4,7 +4,7 @@ import ast
 import re
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 PACKAGE = ROOT / "ragkit"
 # stages in data-flow order; a module may import its own stage, lower stages and the shared base modules

@@ -1,0 +1,20 @@
+"""Helpers that test files import by name (`from helpers import ROOT`): kept out of `conftest.py`, whose module
+name the top-level `conftest.py` shares, so that an import never depends on which of the two loaded first."""
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def stop_process_group(process, grace: float) -> None:
+    """Stop a server started in its own process group: SIGTERM, then SIGKILL if it outlives `grace` seconds."""
+    import signal
+    import subprocess
+
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
