@@ -14,13 +14,12 @@ with one judged split, `run_eval` trains one per query fold (`ragkit.evaluate.fo
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from ragkit.config import PipelineConfig
-from ragkit.corpus import load_documents, load_queries
+from ragkit.corpus import load_documents, load_queries, read_jsonl
 from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
 from ragkit.evaluate.folds import cross_fitted_rankings
@@ -152,8 +151,12 @@ def recorded_translations(data: str | Path) -> dict[str, str]:
     path = Path(data) / "llm" / "query-translations.jsonl"
     if not path.is_file():
         raise RagkitError(f"{path}: no recorded translations to pool with (see data/llm/README.md)")
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {record["query"]: record["response"] for record in records}
+    renderings = {}
+    for number, record in read_jsonl(path):  # a malformed line is one clear error, not a traceback
+        if not isinstance(record.get("query"), str) or not isinstance(record.get("response"), str):
+            raise RagkitError(f"{path}:{number}: a rendering needs string fields 'query' and 'response'")
+        renderings[record["query"]] = record["response"]
+    return renderings
 
 
 def pool_units(data: str, method: str | None, split: str, depth: int,

@@ -2,6 +2,7 @@
 and the data check's rule against opposite verdicts on the same words for queries that share evidence."""
 
 import json
+import shutil
 
 import pytest
 
@@ -148,3 +149,25 @@ def test_a_resolving_yes_on_a_quote_already_recorded_clears_the_opposite_verdict
     done = record_verdicts(folder, [line], replace=True)
     assert done["already recorded"] == 1 and done["replaced"] == 1
     assert (folder / "judgments.jsonl").read_text() == "", "the passage is no longer judged both ways"
+
+
+def test_a_translated_pool_retrieves_by_the_rendering_and_shows_the_judge_the_original(root, tmp_path):
+    from ragkit.commands import pool_units
+
+    data = tmp_path / "data"
+    shutil.copytree(root / "data", data, ignore=shutil.ignore_patterns("vectors", "cranfield", "plain"))
+    original = {json.loads(line)["id"]: json.loads(line) for line in (data / "queries.jsonl").read_text().splitlines()}
+    # one Chinese query, rendered as the words of an English passage that no Chinese query retrieves
+    target = next(q for q in original.values() if q["lang"] == "zh" and q["evidence"] and q["split"] == "test")
+    rendering = {"key": "k", "query": target["id"], "response": "TS-417 API version retired migrate v1 to v2"}
+    (data / "llm" / "query-translations.jsonl").write_text(json.dumps(rendering) + "\n", encoding="utf-8")
+    units = pool_units(str(data), "bm25", "test", 10, translated=True)
+    assert {u["query"] for u in units} == {target["id"]}, "only queries with a rendering are pooled"
+    assert {u["text"] for u in units} == {target["text"]}, "the judge reads the original Chinese question"
+    assert any(u["doc"] in ("api-error-codes", "api-migration-v1-to-v2") for u in units), "retrieved by the rendering"
+    (data / "llm" / "query-translations.jsonl").write_text("{not json\n", encoding="utf-8")
+    with pytest.raises(RagkitError, match=r"query-translations.jsonl:1: not valid JSON"):
+        pool_units(str(data), "bm25", "test", 10, translated=True)
+    (data / "llm" / "query-translations.jsonl").unlink()
+    with pytest.raises(RagkitError, match="no recorded translations to pool with"):
+        pool_units(str(data), "bm25", "test", 10, translated=True)
