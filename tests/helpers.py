@@ -18,3 +18,14 @@ def stop_process_group(process, grace: float) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+
+
+def exercise_checks(topic: str):
+    """The exercise checks of one notebook (`notebooks/exercises/<topic>.py`), imported as the notebook does."""
+    import importlib
+    import sys
+
+    notebooks = str(ROOT / "notebooks")
+    if notebooks not in sys.path:
+        sys.path.insert(0, notebooks)
+    return importlib.import_module(f"exercises.{topic}")
