@@ -32,6 +32,14 @@ def encoder():
     return Encoder()
 
 
+@pytest.fixture(scope="session")
+def course_pipe(course_docs, encoder):
+    """The course's default pipeline, as the notebooks build it (`Pipeline(docs)`); derive variants with `.using`."""
+    from ragkit.pipeline import Pipeline
+
+    return Pipeline(course_docs, encoder=encoder)
+
+
 # The slowest files first (warm times measured on 2 cores, longest first), so that pytest-xdist's workers,
 # which each take whole files in collection order (`--dist loadfile --no-loadscope-reorder`), finish together
 # instead of one of them starting the browser test when the other is done; then the other notebooks, then the
