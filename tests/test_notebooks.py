@@ -92,3 +92,56 @@ def test_no_check_compares_a_value_with_itself(path):
     found = [check for source in sources for check in self_comparisons(source)
              if "self_comparisons" not in source]  # this file's own examples
     assert not found, f"{path.name}: checks that cannot fail: {found}"
+
+
+def exercise_block(cells: list[dict]) -> list[dict] | None:
+    """The cells between a notebook's "## Exercises" heading and its "### Solutions" heading (None: no exercises)."""
+    headings = ["".join(cell["source"]).split("\n")[0].strip() if cell["cell_type"] == "markdown" else ""
+                for cell in cells]
+    if "## Exercises" not in headings:
+        return None
+    start = headings.index("## Exercises")
+    end = headings.index("### Solutions", start)
+    return cells[start + 1:end]
+
+
+def imported_checks(cells: list[dict]) -> set[str]:
+    """The names a notebook imports from its exercise checks (`from exercises.topic import check_a, check_b`)."""
+    import ast
+
+    names = set()
+    for cell in cells:
+        if cell["cell_type"] == "code":
+            for node in ast.walk(ast.parse("\n".join(line for line in "".join(cell["source"]).splitlines()
+                                                     if not line.startswith(("%", "!"))))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("exercises."):
+                    names |= {alias.name for alias in node.names}
+    return names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_exercises_give_nothing_away_and_their_checks_are_tested(path):
+    # a learner reads top to bottom: no right answer, wrong answer or check code may sit between the
+    # exercises and the solutions; the proof that each check rejects wrong answers lives in tests/
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    block = exercise_block(cells)
+    if block is None:
+        return
+    for cell in block:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            assert "def check_" not in source and "wrong_answers" not in source and "right answer" not in source, \
+                f"{path.name}: an exercise cell computes or defines what the checks accept:\n{source[:200]}"
+    checks = imported_checks(block)
+    assert checks, f"{path.name}: its exercises import no checks from notebooks/exercises/"
+    tests = "".join(test.read_text(encoding="utf-8")
+                    for test in (ROOT / "tests").glob(f"test_exercises_{path.name[:2]}*.py"))
+    untested = sorted(name for name in checks if name not in tests)
+    assert not untested, f"{path.name}: checks with no wrong-answer test in tests/test_exercises_*: {untested}"
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name >= "07"], ids=lambda p: p.name)
+def test_later_notebooks_stay_short_enough_to_read_in_a_sitting(path):
+    # about 60 cells: 09 at 105 and 10 at 82 were split after a learner's pass lost the thread in them
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert len(cells) <= 62, f"{path.name} has {len(cells)} cells: split it by topic"
