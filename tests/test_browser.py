@@ -192,6 +192,7 @@ def lab(tmp_path_factory):
     for case in CASES:
         (course / "notebooks" / case.notebook).write_text(json.dumps(served(case), ensure_ascii=False))
     (course / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the notebooks read ../data
+    (course / "notebooks" / "exercises").symlink_to(ROOT / "notebooks" / "exercises", target_is_directory=True)
     settings = {  # no news or update prompts (offline), and every cell in the page
         "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
         "notebook-extension/tracker": {"windowingMode": "none"},
