@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ragkit-installed
 LAB_ARGS ?=
+WORKBOOK ?= workbook
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
 
 .PHONY: install lab test bench data-check clean-cache
 
@@ -18,9 +20,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The learner works in $(WORKBOOK)/, a copy of the notebooks that git ignores: a notebook is copied only when
+# the copy is missing, so a learner's work is never overwritten, notebooks/ stays clean for `git pull`, and a
+# notebook added upstream appears on the next `make lab`. The kernels find the exercise checks in notebooks/,
+# and JupyterLab asks no question about news (the course runs offline).
 lab: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/jupyter lab notebooks/ --allow-root \
-		--LabApp.extension_manager=readonly --ServerApp.open_browser=True $(LAB_ARGS)
+	@mkdir -p $(WORKBOOK) $(LAB_SETTINGS)
+	@for notebook in notebooks/[0-9]*.ipynb; do \
+		test -e "$(WORKBOOK)/$${notebook##*/}" || cp "$$notebook" "$(WORKBOOK)/"; done
+	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+		> $(LAB_SETTINGS)/overrides.json
+	PYTHONPATH="$(CURDIR)/notebooks" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/jupyter lab $(WORKBOOK)/ \
+		--allow-root --LabApp.extension_manager=readonly --LabApp.news_url=None \
+		--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate --ServerApp.open_browser=True $(LAB_ARGS)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
