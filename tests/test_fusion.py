@@ -6,6 +6,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from scipy.stats import zscore  # noqa: E402
 from sklearn.preprocessing import minmax_scale  # noqa: E402
@@ -262,3 +263,20 @@ def test_hybrid_on_the_course_data(course_pipe, course_queries):
     table = fusion_table(course_pipe, dev, k=20)
     assert table.loc["all", "rrf"] >= max(table.loc["all", "dense"], table.loc["all", "bm25"]) - 0.02, \
         f"RRF recall@20 should not fall clearly below the better single retriever:\n{table}"
+
+
+def test_fusion_bars_one_colour_each_and_the_legend_in_drawing_order():
+    from ragkit.widgets.fusion import fusion_bars
+
+    table = pd.DataFrame({"dense": [0.5, 0.4], "bm25": [0.6, 0.3], "rrf": [0.7, 0.5], "weighted": [0.65, 0.45],
+                          "minmax": [0.6, 0.4], "zscore": [0.62, 0.41]}, index=["factoid", "all"])
+    ax = fusion_bars(table, "weighted")
+    colours = {container.get_label(): container.patches[0].get_facecolor() for container in ax.containers}
+    assert len(set(colours.values())) == 6, "each fusion needs its own colour"
+    # top to bottom on screen within a group, as the legend lists them
+    drawn = sorted(ax.containers, key=lambda container: -container.patches[0].get_y())
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert legend == [container.get_label() for container in drawn]
+    assert legend[2] == "weighted (pipe)" and drawn[2].patches[0].get_hatch() == "//"
+    bbox = ax.get_legend().get_bbox_to_anchor().transformed(ax.transAxes.inverted())
+    assert bbox.x0 >= 1.0, "the legend sits outside the bars"

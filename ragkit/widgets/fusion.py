@@ -49,6 +49,34 @@ def fusion_update(pipe, queries: Sequence[Query], k: int = 5, **changes) -> pd.D
     return fusion_table(pipe, queries, k)
 
 
+# one colour per column, told apart by colour-blind readers too (Okabe and Ito's palette), on a projector
+COLUMN_COLOURS = {"dense": "#0072B2", "bm25": "#E69F00", "rrf": "#009E73", "weighted": "#CC79A7",
+                  "minmax": "#56B4E9", "zscore": "#D55E00"}
+
+
+def fusion_bars(table: pd.DataFrame, chosen: str):
+    """`fusion_table`'s figures as grouped bars, one colour per column; the pipeline's fusion (`chosen`) is
+    hatched and named in the legend, which sits outside the bars and lists them top to bottom as drawn.
+
+    >>> table = pd.DataFrame({"dense": [0.5], "bm25": [0.6], "rrf": [0.7]}, index=["all"])
+    >>> [text.get_text() for text in fusion_bars(table, "rrf").get_legend().get_texts()]
+    ['rrf (pipe)', 'bm25', 'dense']
+    """
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(9, 5))
+    height = 0.85 / len(table.columns)
+    for position, name in enumerate(table.columns):  # pandas draws the first column lowest in each group
+        ax.barh(np.arange(len(table)) - 0.425 + (position + 0.5) * height, table[name], height,
+                color=COLUMN_COLOURS.get(name, "#999999"), hatch="//" if name == chosen else None,
+                edgecolor="black" if name == chosen else "white",
+                label=f"{name} (pipe)" if name == chosen else name)
+    ax.set_yticks(np.arange(len(table)), table.index)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    return ax
+
+
 def fusion_explorer(pipe, queries: Sequence[Query], k: int = 5):
     """Sliders for `rrf_k` and `alpha` and a menu for `fusion`, redrawing `fusion_update` as bars; the
     pipeline's own fusion is drawn dark."""
@@ -65,9 +93,7 @@ def fusion_explorer(pipe, queries: Sequence[Query], k: int = 5):
         table = fusion_update(pipe, queries, k, rrf_k=rrf_k.value, alpha=alpha.value, fusion=fusion.value)
         with output:
             output.clear_output(wait=True)
-            colors = ["#1f77b4", "#ff7f0e"] + ["#333333" if name == pipe.config.fusion else "#bbbbbb"
-                                               for name in FUSIONS]
-            ax = table.plot.barh(figsize=(8, 5), width=0.85, color=colors)
+            ax = fusion_bars(table, pipe.config.fusion)
             ax.set_xlim(0, 1)
             ax.set_xlabel(f"mean recall@{k} (higher is better)")
             ax.set_title(f"pipe: fusion = {pipe.config.fusion}, rrf_k = {pipe.config.rrf_k:g}, "
