@@ -1,5 +1,5 @@
-"""α-nDCG from Clarke et al.'s definition on a hand-worked example, the other diversity measures, and the λ
-slider's callback driving the shared pipeline."""
+"""α-nDCG from Clarke et al.'s definition on a hand-worked example and against TREC's ndeval (`pyndeval`), its
+ideal ranking's tie rule, the other diversity measures, and the λ slider driving the shared pipeline."""
 
 import math
 
@@ -32,6 +32,46 @@ def test_alpha_ndcg_by_hand():
     assert math.isnan(alpha_ndcg_at_k([frozenset()], [], k=1)), "no subtopics: undefined"
 
 
+def ndeval_alpha_ndcg(pool_ids, pool, run_ids, k=10):
+    """ndeval's α-nDCG@k of one query: qrels from the units that answer a part, the run ranked as given."""
+    import pyndeval
+    from pyndeval import ScoredDoc, SubtopicQrel
+
+    qrels = [SubtopicQrel("q", str(part), unit, 1) for unit, parts in zip(pool_ids, pool, strict=True)
+             for part in parts]
+    run = [ScoredDoc("q", unit, -float(rank)) for rank, unit in enumerate(run_ids)]
+    return pyndeval.ndeval(qrels, run, measures=[f"alpha-nDCG@{k}"], alpha=0.5)["q"][f"alpha-nDCG@{k}"]
+
+
+def test_ideal_ties_go_to_the_largest_id_as_in_ndeval():
+    # four units whose first greedy pick is a four-way tie; which one wins changes the ideal's α-DCG
+    ids = ["u1", "u2", "u3", "u4"]
+    pool = [frozenset({2, 3}), frozenset({2, 3}), frozenset({0, 1}), frozenset({0, 3})]
+    by_position, by_id = alpha_ndcg_at_k(pool, pool, k=4), alpha_ndcg_at_k(pool, pool, k=4, ids=ids)
+    assert by_position != pytest.approx(by_id), "here the tie rule matters"
+    assert ideal_hits(pool, k=1, ids=ids) == [frozenset({0, 3})], "u4, the largest id, wins the tie"
+    assert by_id == pytest.approx(ndeval_alpha_ndcg(ids, pool, ids, k=4), abs=1e-12)
+    with pytest.raises(RagkitError, match="one id per unit"):
+        ideal_hits(pool, k=2, ids=ids[:3])
+
+
+def test_alpha_ndcg_equals_ndeval_on_random_rankings():
+    rng = np.random.default_rng(0)
+    for case in range(200):
+        n_units, n_parts = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        ids = [f"d{i:02d}" for i in rng.permutation(40)[:n_units]]
+        covers = [frozenset(np.flatnonzero(rng.random(n_parts) < 0.35).tolist()) for _ in ids]
+        if not any(covers):
+            continue
+        pool_ids = [unit for unit, parts in zip(ids, covers, strict=True) if parts]
+        pool = [parts for parts in covers if parts]
+        order = rng.permutation(n_units)[: int(rng.integers(1, n_units + 1))]
+        hits, run_ids = [covers[i] for i in order], [ids[i] for i in order]
+        k = int(rng.integers(1, 11))
+        ours = alpha_ndcg_at_k(hits, pool, k=k, ids=pool_ids)
+        assert ours == pytest.approx(ndeval_alpha_ndcg(pool_ids, pool, run_ids, k), abs=1e-12), f"case {case}"
+
+
 def test_alpha_ndcg_with_alpha_zero_is_graded_dcg_of_coverage_counts():
     rng = np.random.default_rng(0)
     for _ in range(50):
@@ -60,6 +100,7 @@ def test_lambda_slider_callback_drives_the_pipeline(course_docs, course_queries,
     point = mmr_update(pipe, dev, 0.3)
     assert pipe.config.mmr_lambda == 0.3, "the slider sets the pipeline's mmr_lambda"
     table = diversity_table(pipe.using(mmr_lambda=0.3), dev)
+    assert "intra-list similarity@5" in table.columns
     focused = table["type"] != "multi"
     assert point == {"relevance": pytest.approx(table.loc[focused, "recall@5"].mean()),
                      "diversity": pytest.approx(table.loc[~focused, "alpha-ndcg@10"].mean())}
@@ -67,3 +108,20 @@ def test_lambda_slider_callback_drives_the_pipeline(course_docs, course_queries,
     curve = lambda_curve(pipe, dev, [0.3, 1.0])
     assert curve.loc[1.0].equals(curve.loc["off"]), "λ = 1 is the ranking without MMR"
     assert pipe.config.mmr_lambda == 0.3, "the curve uses variants: the pipeline keeps its λ"
+
+
+def test_the_slider_says_beside_itself_that_it_configures_the_pipeline(course_docs, course_queries, encoder):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ragkit.pipeline import Pipeline
+    from ragkit.widgets.mmr import mmr_widget
+
+    pipe = Pipeline(course_docs, encoder=encoder, method="hybrid")
+    dev = [q for q in course_queries if q.split == "dev"]
+    box = mmr_widget(pipe, dev, [0.5, 0.9], value=0.9)
+    slider, note = box.children[:2]
+    assert slider.description == "λ" and "pipe.config.mmr_lambda" in note.value and "configures" in note.value
+    assert pipe.config.mmr_lambda == 0.9, "showing the slider sets the pipeline's λ, as the line says"
+    slider.value = 0.5
+    assert pipe.config.mmr_lambda == 0.5

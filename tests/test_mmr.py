@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from ragkit.errors import RagkitError
-from ragkit.rank.mmr import metadata_similarity, mmr_rerank, mmr_select, rescale
+from ragkit.rank.mmr import metadata_similarity, mmr_rerank, mmr_select, rescale, rescaled_pairs
 
 
 def mmr_by_the_formula(relevance, similarity, lambda_, k):
@@ -68,6 +68,20 @@ def test_metadata_approximation_and_rerank_keep_the_tail():
     reranked = mmr_rerank(ranking, scores, None, ["x", "y", "z", "x", "w"], lambda_=0.3, fetch=3)[0]
     assert reranked.tolist()[3:] == [2, 4], "only the first `fetch` are re-ordered"
     assert sorted(reranked.tolist()[:3]) == [0, 1, 3] and reranked[0] == 3
+
+
+def test_rescaled_redundancy_puts_the_pairs_on_zero_to_one():
+    similarity = np.array([[1.0, 0.5, 0.9, 0.7], [0.5, 1.0, 0.6, 0.8], [0.9, 0.6, 1.0, 0.5], [0.7, 0.8, 0.5, 1.0]])
+    by_hand = [[1, 0, 1, 0.5], [0, 1, 0.25, 0.75], [1, 0.25, 1, 0], [0.5, 0.75, 0, 1]]  # (s − 0.5) / (0.9 − 0.5)
+    assert rescaled_pairs(similarity) == pytest.approx(np.array(by_hand))
+    assert rescaled_pairs(np.stack([similarity, np.eye(4)])).tolist()[1] == np.eye(4).tolist(), "all pairs equal: kept"
+    # one query where it changes the picks: relevance 1, 0.9, 0.6; the raw cosines all high, the third less so
+    scores = np.array([[1.0, 0.9, 0.6]])
+    vectors = np.array([[1.0, 0.0], [0.96, 0.28], [0.8, 0.6]])  # cosines: 0.96 (0, 1), 0.8 (0, 2), 0.936 (1, 2)
+    plain = mmr_rerank(np.array([[0, 1, 2]]), scores, vectors, ["a", "b", "c"], 0.5, 3)
+    rescaled = mmr_rerank(np.array([[0, 1, 2]]), scores, vectors, ["a", "b", "c"], 0.5, 3, rescale_redundancy=True)
+    # raw: 0.5·0.75 − 0.5·0.96 = −0.105 against 0.5·0 − 0.5·0.8 = −0.4; rescaled (0.8 → 0, 0.96 → 1): −0.125 against 0
+    assert plain.tolist() == [[0, 1, 2]] and rescaled.tolist() == [[0, 2, 1]]
 
 
 def test_a_batch_of_queries_equals_one_query_at_a_time():

@@ -2,9 +2,9 @@
 
 `diversity_table` scores one pipeline's rankings per query (recall@5, α-nDCG@10, distinct documents and
 intra-list similarity of the top 5); `tradeoff_point` reduces it to the two numbers the curve plots: relevance
-(recall@5 on the focused query types) and diversity (α-nDCG@10 on the `multi` queries, whose quotes come from
-several documents). The slider calls `mmr_update`, which sets `pipe.configure(mmr_lambda=...)`; nothing is
-embedded again. Left out: choosing λ per query type.
+(recall@5 on the focused query types) and diversity (α-nDCG@10 on the `multi` queries, whose evidence comes
+from several documents). The slider calls `mmr_update`, which sets `pipe.configure(mmr_lambda=...)` (a line
+beside the slider says so); nothing is embedded again. Left out: choosing λ per query type.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ FOCUSED = ("keyword", "paraphrase", "context", "temporal", "multilingual")
 
 def diversity_table(pipe, queries: Sequence[Query], k: int = 5, depth: int = 10) -> pd.DataFrame:
     """One row per answerable query: id, type, lang, recall@k, α-nDCG@depth, distinct documents and intra-list
-    similarity of the top k, under the pipeline's current config.
+    similarity of the top k, under the pipeline's current config. The ideal ranking of α-nDCG is built from
+    every chunk that answers a part, its ties broken by chunk id as TREC's `ndeval` breaks them.
 
     >>> diversity_table(pipe.using(mmr_lambda=0.5), dev).columns.tolist()  # doctest: +SKIP
-    ['query_id', 'type', 'lang', 'recall@5', 'alpha-ndcg@10', 'distinct docs@5', 'similarity@5']
+    ['query_id', 'type', 'lang', 'recall@5', 'alpha-ndcg@10', 'distinct docs@5', 'intra-list similarity@5']
     """
     queries = [query for query in queries if query.evidence]
     if not queries:
@@ -37,6 +38,7 @@ def diversity_table(pipe, queries: Sequence[Query], k: int = 5, depth: int = 10)
     judgments = cached_judgments(pipe, queries)  # built once per list of queries, not per slider move
     chunks, embeddings, chunk_key = pipe.chunks, pipe.chunk_embeddings, pipe.chunk_key
     position = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
+    ids = [chunk.chunk_id for chunk in chunks]
     rows = []
     for query, judgment, ranking in zip(queries, judgments, pipe.rankings([q.text for q in queries], depth),
                                         strict=True):
@@ -44,13 +46,13 @@ def diversity_table(pipe, queries: Sequence[Query], k: int = 5, depth: int = 10)
         # the ideal ranking depends on the chunks and the labels only, not on λ: computed once per query
         ideal = pipe.cache.stage(("ideal alpha-dcg", chunk_key, query.query_id, query.evidence, depth),
                                  lambda judgment=judgment: alpha_dcg(ideal_hits(
-                                     [hit for hit in ranking_hits(chunks, judgment) if hit], depth), depth))
+                                     ranking_hits(chunks, judgment), depth, ids=ids), depth))
         vectors = embeddings[[position[chunk.chunk_id] for chunk in ranking[:k]]]
         rows.append({"query_id": query.query_id, "type": query.type, "lang": query.lang,
                      f"recall@{k}": recall_at_k(hits, len(judgment.part_gains()), k),  # parts, not quotes
                      f"alpha-ndcg@{depth}": alpha_dcg(hits, depth) / ideal,
                      f"distinct docs@{k}": distinct_documents([chunk.doc_id for chunk in ranking], k),
-                     f"similarity@{k}": intra_list_similarity(vectors)})
+                     f"intra-list similarity@{k}": intra_list_similarity(vectors)})
     return pd.DataFrame(rows)
 
 
@@ -89,8 +91,9 @@ def lambda_curve(pipe, queries: Sequence[Query], lambdas: Sequence[float]) -> pd
     return pd.DataFrame(points).T.rename_axis("mmr_lambda")
 
 
-def mmr_widget(pipe, queries: Sequence[Query], lambdas: Sequence[float], value: float = 0.7):
-    """A λ slider over the relevance-diversity curve of `lambda_curve`; the current λ is marked."""
+def mmr_widget(pipe, queries: Sequence[Query], lambdas: Sequence[float], value: float = 0.7, name: str = "pipe"):
+    """A λ slider over the relevance-diversity curve of `lambda_curve`; the current λ is marked. A line beside
+    the slider says that it configures the pipeline (`name` is what the notebook calls it)."""
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
 
@@ -99,6 +102,9 @@ def mmr_widget(pipe, queries: Sequence[Query], lambdas: Sequence[float], value: 
                                  step=float(np.min(np.diff(sorted(lambdas)))), description="λ",
                                  continuous_update=False)
     output = widgets.Output()
+    note = widgets.HTML(f"This slider configures <code>{name}</code>: it sets <code>{name}.config.mmr_lambda</code> "
+                        f"to its λ (when shown and at every move), and later cells that use <code>{name}</code> "
+                        "rank with it.")
 
     def redraw(_change=None) -> None:
         point = mmr_update(pipe, queries, slider.value)
@@ -117,4 +123,4 @@ def mmr_widget(pipe, queries: Sequence[Query], lambdas: Sequence[float], value: 
 
     slider.observe(redraw, names="value")
     redraw()
-    return widgets.VBox([slider, output])
+    return widgets.VBox([slider, note, output])
