@@ -1,0 +1,92 @@
+"""The checks of notebook 01's exercises (tokenization): unknown words, what truncation costs most, a chunk size
+that fits, and the 128-token limit.
+
+The checks compute their answers with the model's own tokenizer library (`tokenizers`, reading the model's
+`tokenizer.json`), not with the notebook's code or ragkit's WordPiece, and they cut the course documents into
+chunks themselves (`Pipeline(docs)`: 800 characters, 100 overlap, as the notebook's `pipe`), so a learner's
+call needs only the answer. Their tests, with the plausible wrong answers each rejects, are in
+`tests/test_exercises_01.py`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+from ragkit import Pipeline, PipelineConfig, load_documents
+from ragkit.embed.model import model_path
+
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
+TEXT = "Zoë sent 🙂 and 年假 to José"  # exercise 1's text
+SIZES = range(400, 900, 100)  # exercise 3's chunk sizes
+
+
+def library_tokenizer(max_length=256):
+    """The model's tokenizer, as `tokenizer.json` describes it, cutting at `max_length` tokens and not padding."""
+    tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def english_chunks(docs, size=800, overlap=100):
+    """The English chunks of `docs`, cut into fixed-size windows as the pipeline does."""
+    pipe = Pipeline(docs, PipelineConfig(chunk_size=size, chunk_overlap=overlap))
+    return [chunk for chunk in pipe.chunks if chunk.lang == "en"]
+
+
+def characters_lost(text, tokenizer):
+    """Characters after the last piece kept (trailing white space aside), 0 if nothing is cut."""
+    encoding = tokenizer.encode(text)
+    return len(text.rstrip()) - encoding.offsets[-2][1] if encoding.overflowing else 0
+
+
+def check_unknown_words(your_words):
+    """Exercise 1: in order, the words of `TEXT` (after normalising and splitting) that become [UNK]."""
+    reference = library_tokenizer()
+    words = [w for w, _ in reference.pre_tokenizer.pre_tokenize_str(reference.normalizer.normalize_str(TEXT))]
+    encoding = reference.encode(TEXT, add_special_tokens=False)
+    expected = [words[i] for token, i in zip(encoding.tokens, encoding.word_ids, strict=True) if token == "[UNK]"]
+    yours = list(your_words)
+    assert "[UNK]" not in yours, "your list holds the [UNK] piece itself, not words"
+    assert set(yours) <= set(words), "a word of your list is not a word of the text after normalising and splitting"
+    assert set(yours) <= set(expected), "a word of your list does not become [UNK]"
+    assert set(expected) <= set(yours), "a word that becomes [UNK] is missing from your list"
+    assert yours == expected, "your list does not hold these words once each, in the order of the text"
+    return "right"
+
+
+def check_most_lost(chunk_id, characters):
+    """Exercise 2: the English chunk that loses the most characters to the 256-token limit, and how many."""
+    reference = library_tokenizer()
+    lost = {chunk.chunk_id: characters_lost(chunk.text, reference) for chunk in english_chunks(load_documents(CORPUS))}
+    assert chunk_id in lost, "no English chunk of the course has this id"
+    assert lost[chunk_id] == max(lost.values()), "another English chunk loses more characters to the 256-token limit"
+    assert characters == lost[chunk_id], "this chunk does not lose this many characters to the 256-token limit"
+    return "right"
+
+
+def english_chunks_cut(docs, size):
+    """How many English chunks of `size` characters (50 overlap) the 256-token limit cuts."""
+    texts = [chunk.text for chunk in english_chunks(docs, size, 50)]
+    return sum(bool(encoding.overflowing) for encoding in library_tokenizer().encode_batch(texts))
+
+
+def check_chunk_size(your_size):
+    """Exercise 3: the largest of the sizes 400, 500, ..., 800 (50 overlap) at which no English chunk is cut."""
+    assert your_size in SIZES, "this is not one of the sizes 400, 500, ..., 800"
+    docs = load_documents(CORPUS)
+    assert english_chunks_cut(docs, your_size) == 0, "at this size the 256-token limit cuts some English chunk"
+    assert all(english_chunks_cut(docs, size) > 0 for size in SIZES if size > your_size), \
+        "a larger size of the list also leaves every English chunk whole"
+    return "right"
+
+
+def check_limit_128(chunks_cut, characters):
+    """Exercise 4: with a limit of 128 tokens, how many English chunks are cut, and how many characters they lose."""
+    at_128, chunks = library_tokenizer(128), english_chunks(load_documents(CORPUS))
+    cut = [characters_lost(chunk.text, at_128) for chunk in chunks if at_128.encode(chunk.text).overflowing]
+    assert chunks_cut == len(cut), "this is not the number of English chunks that a 128-token limit cuts"
+    assert characters == sum(cut), "the chunks a 128-token limit cuts do not lose this many characters in all"
+    return "right"
