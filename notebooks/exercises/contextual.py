@@ -1,0 +1,104 @@
+"""The checks of notebook 07's exercises (contextual retrieval): contextual BM25 alone, and what the cache saves.
+
+Each check takes the learner's answer, then the notebook's `pipe` (the default pipeline: 800-character chunks,
+100 overlap), and recomputes what it needs from ragkit: the test queries from the course data, BM25's
+failure@20 from `pipe.using(...)`, the token counts from the model's tokenizer. The cost is written out as a
+plain loop here, apart from the notebook's `bill`, so that a check never trusts the learner's code.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+SLICES = ("all", "en", "zh")
+
+
+def number(value, name: str) -> float:
+    """`value` as a float, or an AssertionError that says it is not one number."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name} is not a number") from None
+    assert math.isfinite(value), f"{name} is not a finite number"
+    return value
+
+
+def answerable_test_queries(lang: str) -> list:
+    """The answerable test queries of one slice ("all", "en" or "zh")."""
+    from ragkit.corpus import load_queries
+
+    return [q for q in load_queries(DATA / "queries.jsonl", split="test")
+            if q.evidence and lang in ("all", q.lang)]
+
+
+def check_bm25(plain_failure20, contextual_failure20, lang="all", pipe=None):
+    """BM25's mean failure@20 on the `lang` test queries, without contexts and with the recorded ones."""
+    assert lang in SLICES, f"lang {lang!r} is none of the slices {', '.join(SLICES)}"
+    assert pipe is not None, "the check needs the notebook's pipe"
+    given = number(plain_failure20, "the value without contexts"), number(contextual_failure20, "the value with them")
+    assert all(0 <= value <= 1 for value in given), "a failure rate lies between 0 and 1"
+    queries = answerable_test_queries(lang)
+    expected = [pipe.using(method="bm25", context=context).evaluate(queries, ["failure@20"])["failure@20"].mean()
+                for context in ("none", "llm")]
+    if abs(given[0] - expected[1]) < 5.1e-4 and abs(given[1] - expected[0]) < 5.1e-4 and given[0] != given[1]:
+        raise AssertionError("the two values belong to the other context each")
+    assert abs(given[0] - expected[0]) < 5.1e-4, \
+        f"the value without contexts is not BM25's failure@20 over the {lang!r} test queries (to 3 decimals)"
+    assert abs(given[1] - expected[1]) < 5.1e-4, \
+        f"the value with contexts is not BM25's failure@20 with context='llm' over the {lang!r} test queries"
+    return "right"
+
+
+def token_counts(pipe) -> tuple[list[int], list[list[int]], int]:
+    """Tokens per document, per chunk of each document (in document order), and in a recorded context (the
+    mean over all chunks, rounded down), counted with the course model's WordPiece tokenizer."""
+    from tokenizers import Tokenizer
+
+    from ragkit.embed.model import model_path
+
+    tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
+    tokenizer.no_truncation()
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text).ids)
+
+    documents = [count(doc.text) for doc in pipe.docs]
+    chunks = [[count(c.text) for c in pipe.chunks if c.doc_id == doc.doc_id] for doc in pipe.docs]
+    contextual = pipe.using(context="llm")
+    contexts = [count(text[:len(text) - len(c.text)].removesuffix("\n\n"))
+                for text, c in zip(contextual.indexed_texts, contextual.chunks, strict=True)]
+    return documents, chunks, int(sum(contexts) / len(contexts))
+
+
+def cost(minimum: float, counts: tuple, prices: dict) -> float:
+    """Dollars for writing every context when documents of at least `minimum` tokens are cached."""
+    documents, chunks, context_tokens = counts
+    total = 0.0
+    for tokens, its_chunks in zip(documents, chunks, strict=True):
+        for position, chunk in enumerate(its_chunks):
+            if tokens < minimum:
+                total += tokens * prices["input"]
+            elif position == 0:
+                total += tokens * prices["cache write"]
+            else:
+                total += tokens * prices["cache read"]
+            total += chunk * prices["input"] + context_tokens * prices["output"]
+    return total / 1e6
+
+
+def check_saving(every_document_ratio, minimum_1024_ratio, pipe=None, prices=None):
+    """How many times cheaper than no caching: with every document cached, and with a 1,024-token minimum."""
+    assert pipe is not None and prices is not None, "the check needs the notebook's pipe and prices"
+    given = number(every_document_ratio, "the first ratio"), number(minimum_1024_ratio, "the second ratio")
+    assert all(value > 0 for value in given), "a ratio of two costs is positive"
+    assert all(value >= 1 for value in given), "a ratio below 1: a cache that makes the bill larger"
+    counts = token_counts(pipe)
+    uncached = cost(math.inf, counts, prices)
+    expected = uncached / cost(0, counts, prices), uncached / cost(1024, counts, prices)
+    assert abs(given[0] - expected[0]) < 5.1e-3, \
+        "the first ratio is not the saving with every document cached (to two decimals)"
+    assert abs(given[1] - expected[1]) < 5.1e-3, \
+        "the second ratio is not the saving with a 1,024-token cache minimum (to two decimals)"
+    return "right"

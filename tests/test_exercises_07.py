@@ -1,0 +1,137 @@
+"""Notebook 07's exercise checks accept a right answer computed apart from them, reject plausible wrong ones, and
+give no answer away in their messages."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from helpers import ROOT, exercise_checks
+
+checks = exercise_checks("contextual")
+PRICES = {"input": 0.25, "cache write": 0.30, "cache read": 0.03, "output": 1.25}  # the notebook's example prices
+
+
+@pytest.fixture(scope="module")
+def failure20(course_pipe, course_queries):
+    """Mean failure@20 by hand: per query, 1 − the share of its parts that its top 20 answers; memoised."""
+    from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
+
+    memo = {}
+
+    def compute(context, lang="all", method="bm25", split="test", depth=20, metric="failure"):
+        key = (context, lang, method, split, depth, metric)
+        if key not in memo:
+            chosen = [q for q in course_queries if q.split == split and q.evidence and lang in ("all", q.lang)]
+            rankings = course_pipe.using(method=method, context=context).rankings([q.text for q in chosen], depth)
+            values = []
+            for judgment, ranking in zip(judgments_from_queries(chosen, course_pipe.docs), rankings, strict=True):
+                parts = set().union(*judgment.target_parts())
+                answered = len(set().union(*ranking_hits(ranking, judgment)) & parts) / len(parts)
+                values.append(1 - answered if metric == "failure" else answered)
+            memo[key] = float(np.mean(values))
+        return memo[key]
+
+    return compute
+
+
+@pytest.fixture(scope="module")
+def usd(course_pipe):
+    """The cost in millionths of a dollar from arrays, with token counts made here: a cached document is written
+    once and read n − 1 times; `reads` and `output` let a wrong answer change one term."""
+    from tokenizers import Tokenizer
+
+    from ragkit.embed.model import model_path
+
+    tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
+    tokenizer.no_truncation()
+    docs, chunks = course_pipe.docs, course_pipe.chunks
+    doc = np.array([len(tokenizer.encode(d.text).ids) for d in docs])
+    n = np.array([sum(c.doc_id == d.doc_id for c in chunks) for d in docs])
+    chunk_total = sum(len(tokenizer.encode(c.text).ids) for c in chunks)
+    lines = (ROOT / "data" / "llm" / "situating-contexts.jsonl").read_text(encoding="utf-8").splitlines()
+    context_tokens = int(np.mean([len(tokenizer.encode(json.loads(line)["response"]).ids) for line in lines]))
+
+    def compute(minimum, reads=lambda n: n - 1, output=True):
+        fixed = chunk_total * PRICES["input"] + output * n.sum() * context_tokens * PRICES["output"]
+        cached = doc * (PRICES["cache write"] + PRICES["cache read"] * reads(n))
+        return fixed + np.where(doc >= minimum, cached, doc * n * PRICES["input"]).sum()
+
+    return compute
+
+
+@pytest.mark.parametrize("lang", ["all", "en", "zh"])
+def test_check_bm25_accepts_a_right_answer(failure20, course_pipe, lang):
+    assert checks.check_bm25(failure20("none", lang), failure20("llm", lang), lang, course_pipe) == "right"
+    rounded = round(failure20("none", lang), 3), round(failure20("llm", lang), 3)
+    assert checks.check_bm25(*rounded, lang, course_pipe) == "right", "three decimals are enough"
+
+
+BM25_WRONG = {
+    "the two swapped": lambda f: (f("llm"), f("none"), "all"),
+    "dense, not BM25": lambda f: (f("none", method="dense"), f("llm", method="dense"), "all"),
+    "hybrid, not BM25": lambda f: (f("none", method="hybrid"), f("llm", method="hybrid"), "all"),
+    "the dev split": lambda f: (f("none", split="dev"), f("llm", split="dev"), "all"),
+    "English for Chinese": lambda f: (f("none", "en"), f("llm", "en"), "zh"),
+    "all queries for English": lambda f: (f("none"), f("llm"), "en"),
+    "headers, not the model's contexts": lambda f: (f("none"), f("headers"), "all"),
+    "Anthropic's prompt alone (llm-plain)": lambda f: (f("none"), f("llm-plain"), "all"),
+    "failure@5, not @20": lambda f: (f("none", depth=5), f("llm", depth=5), "all"),
+    "recall@20, not failure@20": lambda f: (f("none", metric="recall"), f("llm", metric="recall"), "all"),
+    "a percentage, not a share": lambda f: (100 * f("none"), 100 * f("llm"), "all"),
+}
+
+
+@pytest.mark.parametrize("slip", BM25_WRONG, ids=list(BM25_WRONG))
+def test_check_bm25_rejects_a_wrong_answer(failure20, course_pipe, slip):
+    plain, contextual, lang = BM25_WRONG[slip](failure20)
+    with pytest.raises(AssertionError):
+        checks.check_bm25(plain, contextual, lang, course_pipe)
+
+
+def right_ratios(usd):
+    return usd(math.inf) / usd(0), usd(math.inf) / usd(1024)
+
+
+def test_check_saving_accepts_a_right_answer(usd, course_pipe):
+    every, minimum = right_ratios(usd)
+    assert checks.check_saving(every, minimum, course_pipe, PRICES) == "right"
+    assert checks.check_saving(round(every, 2), round(minimum, 2), course_pipe, PRICES) == "right"
+
+
+SAVING_WRONG = {
+    "one decimal, not two": lambda usd: (round(usd(math.inf) / usd(0), 1), usd(math.inf) / usd(1024)),
+    "the ratios inverted": lambda usd: (usd(0) / usd(math.inf), usd(1024) / usd(math.inf)),
+    "the 2,048 minimum, not 1,024": lambda usd: (usd(math.inf) / usd(0), usd(math.inf) / usd(2048)),
+    "the two swapped": lambda usd: (usd(math.inf) / usd(1024), usd(math.inf) / usd(0)),
+    "the output tokens left out": lambda usd: (usd(math.inf, output=False) / usd(0, output=False),
+                                               usd(math.inf, output=False) / usd(1024, output=False)),
+    "each chunk reads its document from the cache": lambda usd: (
+        usd(math.inf) / usd(0, reads=lambda n: n), usd(math.inf) / usd(1024, reads=lambda n: n)),
+    "the saving as a share, not a ratio": lambda usd: (1 - usd(0) / usd(math.inf), 1 - usd(1024) / usd(math.inf)),
+}
+
+
+@pytest.mark.parametrize("slip", SAVING_WRONG, ids=list(SAVING_WRONG))
+def test_check_saving_rejects_a_wrong_answer(usd, course_pipe, slip):
+    with pytest.raises(AssertionError):
+        checks.check_saving(*SAVING_WRONG[slip](usd), course_pipe, PRICES)
+
+
+def test_no_message_gives_the_answer_away(failure20, usd, course_pipe):
+    messages = []
+    for slip in BM25_WRONG.values():
+        plain, contextual, lang = slip(failure20)
+        with pytest.raises(AssertionError) as raised:
+            checks.check_bm25(plain, contextual, lang, course_pipe)
+        messages.append((str(raised.value), [failure20(c, lang) for c in ("none", "llm")]))
+    for slip in SAVING_WRONG.values():
+        with pytest.raises(AssertionError) as raised:
+            checks.check_saving(*slip(usd), course_pipe, PRICES)
+        messages.append((str(raised.value), list(right_ratios(usd))))
+    for message, answers in messages:
+        assert message, "every rejection says what is wrong"
+        for answer in answers:
+            for shown in {f"{answer:.2f}", f"{answer:.3f}", f"{answer:.1%}", f"{answer:g}"}:
+                assert shown not in message, f"{message!r} gives away {shown}"
+        assert "solution" not in message.lower()
