@@ -199,11 +199,30 @@ def test_a_replay_miss_is_caught_and_the_config_restored(course):
     assert missed["message"] == f"kept the last results: {RERANK_MISS}" and pipe.config == config
     assert missed["metrics"] is good["metrics"]
     free = playground_update(pipe, dev, {**seed, "rrf_k": 30.0}, "which keys rotate on tuesdays", 7, good)
-    assert free["message"] == f"kept the last query's results: {RERANK_MISS}", "no scores for free text"
+    assert free["message"] == f"no results for this query: {RERANK_MISS}", "no scores for free text"
     assert pipe.config.rrf_k == 30.0, "the metrics were measured, so the new config stays"
     np.testing.assert_allclose(free["metrics"]["recall@5"].to_numpy(float),
                                summary(pipe.using(), dev)["recall@5"].to_numpy(float), rtol=0, atol=1e-12)
-    assert free["results"] == good["results"]
+    assert free["results"] == "", "no results rather than another query's results"
+
+
+@pytest.mark.parametrize("refused", [{"k1": 1.6}, {"threshold": "abc"}], ids=["unrecorded k1", "not a number"])
+def test_a_refused_change_puts_its_control_back_and_the_next_query_is_answered(course, refused):
+    pipe, dev = course
+    pipe = pipe.using()
+    seed, top_k = preset_settings(pipe.config, "seed 003's pipeline")
+    shown = {name: control_value(name, value) for name, value in seed.items()}
+    good = playground_update(pipe, dev, shown, dev[0].text, top_k)
+    config = pipe.config
+    moved = playground_update(pipe, dev, {**shown, **refused}, dev[0].text, top_k, good)
+    assert moved["message"].startswith("kept the last results: ") and pipe.config == config
+    name = next(iter(refused))
+    assert moved["controls"][name] == shown[name], "the control shows what the pipeline holds again"
+    assert moved["controls"] == shown
+    other = playground_update(pipe, dev, moved["controls"], dev[5].text, top_k, moved)
+    assert other["message"] == "" and other["results"] != good["results"]
+    assert other["results"] == results_html(pipe, dev[5].text, top_k, judgments_from_queries([dev[5]], pipe.docs)[0]), \
+        "the results and their marks belong to the query shown"
 
 
 # ---- what the playground shows
@@ -336,7 +355,19 @@ def test_the_widget_drives_the_pipeline(course):
     find(ui, "rerank").value = "llm"
     assert "rerank=llm replays recorded scores only" in status.value and metrics.value == naive
     assert pipe.config.rerank == "none", "the config whose figures are shown"
-    find(ui, "rerank").value = "none"
-    assert status.value.endswith("></div>") and metrics.value == naive, "back to a good setting: no message"
+    assert find(ui, "rerank").value == "none", "the refused menu is put back to the pipeline's value"
+    find(ui, "top_k").value = 6
+    assert status.value.endswith("></div>") and metrics.value == naive, "a good change: no message"
     find(ui, "dev query").value = dev[3].text
     assert find(ui, "query").value == dev[3].text
+    results = with_class(ui, "ragkit-playground-results")
+    find(ui, "preset").value = "seed 003's pipeline"
+    assert find(ui, "preset").value == "seed 003's pipeline" and pipe.config.rerank == "llm"
+    find(ui, "k1").value = 1.6  # no recorded LLM scores for this setting: refused
+    assert "rerank=llm" in status.value and "white-space:normal" in status.value, "the reason wraps"
+    assert find(ui, "k1").value == 1.5 == pipe.config.k1, "the slider is put back to the pipeline's value"
+    before = results.value
+    find(ui, "dev query").value = dev[6].text
+    assert results.value != before and status.value.endswith("></div>"), "other controls stay live"
+    find(ui, "rrf_k").value = 40.0
+    assert find(ui, "preset").value == "custom", "a knob left the preset"

@@ -4,15 +4,17 @@ A control change calls `playground_update`, a plain function: it refuses, with a
 combination that needs language-model answers nobody recorded (`unavailable`), calls `pipe.configure(...)`,
 builds a new chunking with a progress callback (`build_stages`), trains the learnt ranker once if
 `rerank="ltr"` asks for it, and measures recall@5, failure@20, nDCG@10 and MRR@10 per language. On a
-`RagkitError` it restores the config and keeps the last good results. `PRESETS` are three known pipelines.
-`playground` only wires ipywidgets to these functions and to the controls and views of
-`ragkit.widgets.playground_view`. Left out: saving a setting, and figures on the test split.
+`RagkitError` it restores the config, keeps the last good figures and says which value each control must show
+again, so that a refused change never blocks the next one; the results always belong to the query shown (or
+are empty). `playground` only wires ipywidgets to these functions, to the presets of `ragkit.widgets.presets`
+and to the controls and views of `ragkit.widgets.playground_view`. Left out: saving a setting, and figures on
+the test split.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import html
+import time
 from collections.abc import Callable, Sequence
 
 from ragkit.chunk.sentences import sentence_spans
@@ -29,31 +31,11 @@ from ragkit.widgets.playground_view import (
     metrics_html,
     results_html,
 )
+from ragkit.widgets.presets import PRESETS, matching_preset, preset_settings
 
-PRESETS = {  # the knobs not named keep their defaults; top_k: how many results the query box shows
-    "naive RAG": {"method": "dense", "chunker": "fixed", "chunk_size": 800, "chunk_overlap": 100,
-                  "rerank": "none", "top_k": 5},
-    "seed 003's pipeline": {"method": "hybrid", "fusion": "rrf", "rrf_k": 60.0, "fusion_depth": 20,
-                            "rerank": "llm", "rerank_depth": 15, "top_k": 7},
-    "Anthropic's contextual retrieval": {"method": "hybrid", "context": "llm", "rerank": "llm", "top_k": 20},
-}
 RERANK_MISS = ("rerank=llm: these settings put a chunk without a recorded score in the reranked top (scores "
                "were recorded for the labelled queries' top 15 under hybrid zscore, rrf with fusion_depth 20 "
                "and contextual hybrid, at their default k1, b, alpha and analyzer)")
-
-
-def preset_settings(config, name: str) -> tuple[dict, int]:
-    """Every knob of preset `name` (the defaults of `config`'s class, then the preset's own), and its `top_k`.
-
-    >>> from ragkit.config import PipelineConfig
-    >>> knobs, top_k = preset_settings(PipelineConfig(k1=0.9), "naive RAG")
-    >>> knobs["method"], knobs["k1"], len(knobs), top_k
-    ('dense', 1.5, 28, 5)
-    """
-    if name not in PRESETS:
-        raise RagkitError(f"unknown preset {name!r}; the presets are: {', '.join(PRESETS)}")
-    knobs = {**dataclasses.asdict(type(config)()), **PRESETS[name]}
-    return knobs, knobs.pop("top_k")
 
 
 def unavailable(config) -> str | None:
@@ -108,15 +90,16 @@ def build_stages(pipe, progress: Callable[[int, int], None] | None = None, batch
 def playground_update(pipe, queries: Sequence[Query], values: dict, text: str, k: int = 5,
                       last: dict | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
     """The playground's callback: `pipe.configure(**knob_values(values))`, then "metrics" (`language_metrics`
-    of the answerable `queries`), "results" (`results_html` of `text`, judged when it is one of `queries`),
-    "config" and "message", one line ("" when all went well). On a `RagkitError` the config is restored,
-    `last`'s figures are kept, and the message says why.
+    of the answerable `queries`), "results" (`results_html` of `text` under the config shown, judged when `text`
+    is one of `queries`), "config", "controls" (the control value of every knob in `values`, so that a refused
+    change is put back on screen) and "message", one line ("" when all went well). A refused change restores
+    the config and keeps `last`'s figures; results that cannot be computed are emptied, never left stale.
 
     >>> playground_update(pipe, dev, {"method": "dense", "rerank": "llm"}, "TS-203")  # doctest: +SKIP
     {..., 'message': 'kept the last results: rerank=llm replays recorded scores only for the top 15 ...'}
     """
-    answerable, previous, step = [query for query in queries if query.evidence], pipe.config, "results"
-    result = {"metrics": None, "results": "", "config": previous, **(last or {}), "message": ""}
+    answerable, previous, messages = [query for query in queries if query.evidence], pipe.config, []
+    result = {"metrics": None, "config": previous, **(last or {}), "results": ""}
     try:
         knobs = knob_values(values)
         problem = unavailable(previous.updated(**knobs))
@@ -126,17 +109,26 @@ def playground_update(pipe, queries: Sequence[Query], values: dict, text: str, k
         if pipe.config.rerank == "ltr" and getattr(pipe.ranker, "objective", "") != pipe.config.ltr_objective:
             pipe.train_ranker(answerable)  # once per objective, when first asked for: it takes a while
         result.update(metrics=language_metrics(pipe.evaluate(answerable, METRICS)), config=pipe.config)
-        step, labelled = "query's results", [n for n, q in enumerate(queries) if q.text == text.strip()]
+    except RagkitError as error:
+        pipe.config = previous  # the config whose figures are shown
+        messages.append("kept the last results: " + replay_reason(error))
+    try:
+        labelled = [n for n, query in enumerate(queries) if query.text == text.strip()]
         judgment = cached_judgments(pipe, queries)[labelled[0]] if labelled else None
         result["results"] = results_html(pipe, text, k, judgment)
     except RagkitError as error:
-        pipe.config = previous if step == "results" else pipe.config  # the config whose figures are shown
-        message = " ".join(str(error).split())
-        result["message"] = f"kept the last {step}: " + (RERANK_MISS if "(a rerank score" in message else
-                                                          message)
-    if not result["message"] and pipe.config.rerank == "ltr":
-        result["message"] = "rerank=ltr was trained on these same dev queries: its figures are optimistic"
-    return result
+        messages.append("no results for this query: " + replay_reason(error))
+    if not messages and pipe.config.rerank == "ltr":
+        messages.append("rerank=ltr was trained on these same dev queries: its figures are optimistic")
+    result["controls"] = {name: control_value(name, getattr(pipe.config, name)) for name in values
+                          if hasattr(pipe.config, name)}
+    return {**result, "message": "; ".join(messages)}
+
+
+def replay_reason(error: RagkitError) -> str:
+    """The refusal's reason in one line; a replay miss deep in the reranker said in the playground's terms."""
+    message = " ".join(str(error).split())
+    return RERANK_MISS if "(a rerank score" in message else message
 
 
 def playground(pipe, queries: Sequence[Query], top_k: int = 5):
@@ -167,10 +159,21 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     status, metrics, results = widgets.HTML(), widgets.HTML(), widgets.HTML()
     for widget, name in ((status, "status"), (metrics, "metrics"), (results, "results"), (bar, "progress")):
         widget.add_class(f"ragkit-playground-{name}")  # names a browser test can find
-    state = {"last": None, "quiet": False}
+    state = {"last": None, "quiet": False, "started": 0.0}
 
-    def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int) -> None:  # the count, and the time left at the rate so far
+        state["started"] = time.perf_counter() if done <= 32 else state["started"]
+        left = (time.perf_counter() - state["started"]) / max(done, 1) * (total - done)
         bar.layout.visibility, bar.max, bar.value = "visible", total, done
+        bar.description = f"re-chunking: {done}/{total} embedded, ~{left:.0f} s left"
+
+    def quietly(changes: dict) -> None:  # put controls to the values the pipeline holds, without a redraw
+        state["quiet"] = True
+        for name, value in changes.items():
+            if name in controls and controls[name].value != value:
+                controls[name].value = value
+        preset.value = matching_preset(pipe.config, k.value)
+        state["quiet"] = False
 
     def redraw(_change=None) -> None:
         if state["quiet"]:
@@ -178,13 +181,13 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
         status.value, values = "<i>working…</i>", {name: control.value for name, control in controls.items()}
         result = playground_update(pipe, queries, values, box.value, k.value, state["last"], progress)
         state["last"], bar.layout.visibility, line = result, "hidden", html.escape(result["message"])
+        quietly(result["controls"])
         metrics.value = metrics_html(result["metrics"], METRICS, result["config"])
         results.value = result["results"]
-        status.value = (f"<div title='{line}' style='white-space:nowrap;overflow:hidden;"
-                        f"text-overflow:ellipsis;color:#a33'>{line}</div>")
+        status.value = f"<div style='white-space:normal;overflow-wrap:anywhere;color:#a33'>{line}</div>"
 
     def apply(change) -> None:  # a preset sets every control, quietly, then redraws once
-        if change["new"] in PRESETS:
+        if change["new"] in PRESETS and not state["quiet"]:
             (knobs, k.value), state["quiet"] = preset_settings(pipe.config, change["new"]), True
             for name, control in controls.items():
                 control.value = control_value(name, knobs[name])
