@@ -1,9 +1,11 @@
-"""The leaderboard's intervals equal the paired bootstrap's, its means equal plain group means, and the
-diagnosis splits what is missed into "ranked too low" and "never retrieved"."""
+"""The leaderboard's intervals equal the paired bootstrap's and agree with scipy's paired bootstrap (an unpaired
+interval would not), its means equal plain group means, and the diagnosis splits what is missed into "ranked
+too low" and "never retrieved"."""
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from ragkit.errors import RagkitError
 from ragkit.evaluate.leaderboard import bootstrap_means, diagnose, leaderboard, verdict
@@ -25,6 +27,33 @@ def test_bootstrap_means_of_differences_are_the_paired_bootstrap_of_two_systems(
     a, b = rng.integers(0, 2, 50).astype(float), rng.random(50)
     _, low, high = bootstrap_means(b - a, seed=0)
     assert (low[0], high[0]) == pytest.approx(paired_bootstrap(a, b, seed=0)[1:], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_leaderboard_differences_agree_with_scipys_paired_bootstrap_and_not_with_an_unpaired_one(seed):
+    # two configurations that agree on most queries: the paired interval is much narrower than an unpaired one
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 3, 160) / 2
+    other = np.where(rng.random(160) < 0.85, base, rng.integers(0, 3, 160) / 2)
+    frame = pd.DataFrame({"query_id": [f"q{i}" for i in range(160)], "lang": "en", "answerable": True})
+    board = leaderboard({"a": frame.assign(**{"recall@5": base}), "b": frame.assign(**{"recall@5": other})},
+                        ["recall@5"], baseline="a")
+    low, high = board.loc[("b", "all", "recall@5"), ["difference low", "difference high"]]
+    theirs = stats.bootstrap((base, other), lambda x, y, axis: np.mean(y - x, axis=axis), paired=True,
+                             vectorized=True, method="percentile", n_resamples=10_000,
+                             rng=np.random.default_rng(seed + 50)).confidence_interval
+    # four standard errors of the difference of two Monte-Carlo estimates of a 2.5 % quantile, plus one step
+    # of the grid the resampled means lie on (scores in halves: 0.5 / n)
+    spread = np.std(other - base) / np.sqrt(160)
+    tolerance = 4 * np.sqrt(2) * spread * np.sqrt(0.025 * 0.975 / 10_000) / stats.norm.pdf(1.96) + 0.5 / 160
+    assert abs(low - theirs.low) < tolerance and abs(high - theirs.high) < tolerance
+    unpaired = stats.bootstrap((other,), np.mean, method="percentile", n_resamples=10_000,
+                               rng=np.random.default_rng(seed)).confidence_interval   # b's mean alone, as before
+    apart = stats.bootstrap((base, other), lambda x, y, axis: np.mean(y, axis=axis) - np.mean(x, axis=axis),
+                            paired=False, vectorized=True, method="percentile", n_resamples=10_000,
+                            rng=np.random.default_rng(seed)).confidence_interval      # the two resampled apart
+    for wrong in (unpaired, apart):
+        assert abs(wrong.low - theirs.low) > tolerance or abs(wrong.high - theirs.high) > tolerance
 
 
 def test_bootstrap_means_reject_bad_input():

@@ -6,6 +6,7 @@ import random
 import numpy as np
 import pytest
 import pytrec_eval
+from scipy import stats
 
 from ragkit.chunk.base import Chunk
 from ragkit.errors import RagkitError
@@ -19,6 +20,7 @@ from ragkit.evaluate.metrics import (
     refusal_scores,
 )
 from ragkit.evaluate.relevance import Judgment, Target, covers, ranking_hits
+from ragkit.evaluate.significance import benjamini_hochberg, holm, sign_flip_test
 from ragkit.evaluate.tables import metric_value, parse_metric, per_query_metrics, summarize
 
 
@@ -114,11 +116,138 @@ def test_paired_bootstrap_interval():
     b = a + rng.normal(0.05, 0.2, 200)
     diff, low, high = paired_bootstrap(a, b, seed=1)
     assert low < diff < high and high - low < 0.1
-    assert paired_bootstrap(a, b, seed=1) == (diff, low, high), "a fixed seed gives the same interval"
     with pytest.raises(RagkitError, match="equal-length"):
         paired_bootstrap([1.0], [1.0, 2.0])
     with pytest.raises(RagkitError, match="confidence level"):
         paired_bootstrap([1.0], [1.0], level=1.5)
+
+
+def correlated_scores(seed: int, n: int = 150):
+    """Two systems' per-query scores in halves, equal on most queries (as recall@5 of two close pipelines)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n) / 2
+    b = np.where(rng.random(n) < 0.8, a, rng.integers(0, 3, n) / 2)
+    return a, b
+
+
+def bootstrap_by_the_loop(a, b, n_resamples, seed, level=0.95):
+    """The paired bootstrap as worded: each resample draws n query numbers with replacement (the same draw as
+    ragkit's), averages b − a over them, and the interval is the middle `level` of those averages."""
+    picks = np.random.default_rng(seed).integers(0, len(a), size=(n_resamples, len(a)))
+    means = [sum(b[i] - a[i] for i in row) / len(a) for row in picks]
+    tail = (1 - level) / 2 * 100
+    return np.percentile(means, [tail, 100 - tail])
+
+
+def end_tolerance(a, b, n_resamples):
+    """Four standard errors of the difference between two independent Monte-Carlo estimates of a 2.5 % quantile
+    (s·√(0.025 · 0.975 / B) / φ(1.96) each, s the bootstrap's standard deviation of the mean difference), plus one
+    step of the grid the resampled means lie on (scores in halves: 0.5 / n)."""
+    s = np.std(b - a) / np.sqrt(len(a))
+    return 4 * np.sqrt(2) * s * np.sqrt(0.025 * 0.975 / n_resamples) / stats.norm.pdf(1.96) + 0.5 / len(a)
+
+
+def scipy_paired_interval(a, b, n_resamples, seed):
+    return stats.bootstrap((a, b), lambda x, y, axis: np.mean(y - x, axis=axis), paired=True, vectorized=True,
+                           n_resamples=n_resamples, method="percentile",
+                           rng=np.random.default_rng(seed)).confidence_interval
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_paired_bootstrap_equals_the_loop_with_the_same_draw(seed):
+    a, b = correlated_scores(seed, 60)
+    diff, low, high = paired_bootstrap(a, b, n_resamples=500, level=0.9, seed=seed)
+    assert diff == pytest.approx(np.mean(b - a), abs=1e-12)
+    assert (low, high) == pytest.approx(tuple(bootstrap_by_the_loop(a, b, 500, seed, level=0.9)), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_paired_bootstrap_agrees_with_scipys_paired_bootstrap_and_an_unpaired_one_would_not(seed):
+    a, b = correlated_scores(seed)
+    _, low, high = paired_bootstrap(a, b, seed=seed)
+    theirs = scipy_paired_interval(a, b, 10_000, seed + 100)
+    tolerance = end_tolerance(a, b, 10_000)
+    assert abs(low - theirs.low) < tolerance and abs(high - theirs.high) < tolerance
+    rng = np.random.default_rng(seed)   # each system's queries resampled on their own: the pairs broken
+    apart = np.percentile(b[rng.integers(0, len(b), (10_000, len(b)))].mean(axis=1)
+                          - a[rng.integers(0, len(a), (10_000, len(a)))].mean(axis=1), [2.5, 97.5])
+    assert abs(apart[0] - theirs.low) > tolerance and abs(apart[1] - theirs.high) > tolerance
+
+
+def p_by_the_loop(d, resamples, seed=0):
+    """The randomisation test as worded: a coin toss per query (a uniform draw below 0.5 flips its sign)."""
+    rng, observed, reach = np.random.default_rng(seed), abs(sum(d) / len(d)), 0
+    for _ in range(resamples):
+        total = sum(-value if rng.random() < 0.5 else value for value in d)
+        reach += abs(total / len(d)) >= observed - 1e-12
+    return (1 + reach) / (1 + resamples)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sign_flip_test_equals_the_loop_and_agrees_with_scipys_permutation_test(seed):
+    a, b = correlated_scores(seed, 80)
+    b = b + 0.05 * (np.arange(80) % 3 == 0)   # a small real difference on some queries
+    means, p = sign_flip_test(np.column_stack([b - a, a - b]), n_resamples=1_500, seed=seed)
+    assert means[0] == pytest.approx(np.mean(b - a), abs=1e-12) and p[0] == p[1], "the sign of the difference is irrelevant"
+    assert p[0] == p_by_the_loop(b - a, 1_500, seed)
+    mine = sign_flip_test(b - a, n_resamples=20_000, seed=seed)[1][0]
+    theirs = stats.permutation_test((a, b), lambda x, y, axis: np.mean(y - x, axis=axis), permutation_type="samples",
+                                    vectorized=True, n_resamples=20_000, rng=np.random.default_rng(seed + 100)).pvalue
+    assert abs(mine - theirs) < 4 * np.sqrt(2) * np.sqrt(mine * (1 - mine) / 20_000) + 1e-4
+
+
+def test_sign_flip_test_batches_its_draws_as_one_draw():
+    d = np.random.default_rng(4).normal(0.1, 1.0, 40)
+    whole = sign_flip_test(d, n_resamples=25_000, seed=3)[1][0]
+    by_hand = np.where(np.random.default_rng(3).random((25_000, 40)) < 0.5, -1.0, 1.0) @ d / 40
+    assert whole == (1 + np.sum(np.abs(by_hand) >= abs(d.mean()) - 1e-12)) / 25_001
+
+
+def test_sign_flip_test_rejects_bad_input():
+    for bad in ([], [[1.0, np.nan]], np.zeros((2, 2, 2))):
+        with pytest.raises(RagkitError, match="sign-flip test needs"):
+            sign_flip_test(bad)
+    with pytest.raises(RagkitError, match="resamples"):
+        sign_flip_test([1.0, 2.0], n_resamples=0)
+
+
+def holm_rejects(p_values, alpha):
+    """Holm's step-down procedure as he states it: the i-th smallest p-value against α / (m − i + 1), stopping
+    at the first that fails."""
+    rejected = set()
+    for step, j in enumerate(sorted(range(len(p_values)), key=lambda j: p_values[j])):
+        if p_values[j] > alpha / (len(p_values) - step):
+            break
+        rejected.add(j)
+    return rejected
+
+
+def random_p_values(seed):
+    rng = np.random.default_rng(seed)
+    p = rng.random(rng.integers(1, 60)) ** 3   # many small p-values, as in a family with real differences
+    p[rng.random(len(p)) < 0.2] = p[0]          # and some ties
+    return p
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_holm_matches_the_step_down_procedure(seed):
+    p = random_p_values(seed)
+    for alpha in (0.001, 0.01, 0.05, 0.1, 0.3):
+        assert set(np.flatnonzero(holm(p) <= alpha)) == holm_rejects(p, alpha), alpha
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_benjamini_hochberg_matches_scipy(seed):
+    p = random_p_values(seed)
+    np.testing.assert_allclose(benjamini_hochberg(p), stats.false_discovery_control(p), rtol=0, atol=1e-12)
+
+
+def test_corrections_known_answers_and_bad_input():
+    assert holm([0.01, 0.04, 0.03, 0.5]).round(3).tolist() == [0.04, 0.09, 0.09, 0.5]
+    assert benjamini_hochberg([0.01, 0.04, 0.03, 0.5]).round(4).tolist() == [0.04, 0.0533, 0.0533, 0.5]
+    for bad in ([], [0.5, 1.5], [[0.1]]):
+        with pytest.raises(RagkitError, match="p-values"):
+            holm(bad)
 
 
 def test_refusal_scores_known_answer():

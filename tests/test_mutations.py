@@ -9,7 +9,10 @@ write, then expects the independent comparison to raise.
 import bm25s
 import numpy as np
 import pytest
+from scipy import stats
 
+import ragkit.evaluate.metrics as metrics
+import ragkit.evaluate.significance as significance
 import ragkit.index.bm25 as bm25_module
 import ragkit.rank.rank_fusion as rank_fusion
 from ragkit.chunk.base import Chunk
@@ -114,3 +117,99 @@ def test_maxsim_matches_the_loop_and_a_wrong_axis_bug_does_not():
 
     with pytest.raises(AssertionError):
         np.testing.assert_allclose(wrong_axis(query, chunks), expected, atol=1e-6)
+
+
+def scipy_paired_ends(a, b):
+    ends = stats.bootstrap((a, b), lambda x, y, axis: np.mean(y - x, axis=axis), paired=True, vectorized=True,
+                           method="percentile", n_resamples=10_000, rng=np.random.default_rng(9)).confidence_interval
+    return np.array([ends.low, ends.high])
+
+
+def test_paired_bootstrap_matches_scipy_and_an_unpaired_bug_does_not(monkeypatch):
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 3, 150) / 2
+    b = np.where(rng.random(150) < 0.8, a, rng.integers(0, 3, 150) / 2)   # equal on most queries, as two pipelines
+    # four standard errors of two Monte-Carlo estimates of a 2.5 % quantile, plus one step of the means' grid
+    spread = np.std(b - a) / np.sqrt(150)
+    tolerance = 4 * np.sqrt(2) * spread * np.sqrt(0.025 * 0.975 / 10_000) / stats.norm.pdf(1.96) + 0.5 / 150
+    np.testing.assert_allclose(metrics.paired_bootstrap(a, b)[1:], scipy_paired_ends(a, b), atol=tolerance, rtol=0)
+
+    def unpaired(a, b, n_resamples=10_000, level=0.95, seed=0):  # each system's queries drawn on their own
+        rng = np.random.default_rng(seed)
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        means = (b[rng.integers(0, len(b), (n_resamples, len(b)))].mean(axis=1)
+                 - a[rng.integers(0, len(a), (n_resamples, len(a)))].mean(axis=1))
+        return float(np.mean(b - a)), *np.percentile(means, [2.5, 97.5])
+
+    monkeypatch.setattr(metrics, "paired_bootstrap", unpaired)
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(metrics.paired_bootstrap(a, b)[1:], scipy_paired_ends(a, b), atol=tolerance, rtol=0)
+
+
+def holm_by_the_procedure(p_values, alpha):
+    """Holm's step-down procedure as written: the i-th smallest p-value against α / (m − i + 1), until one fails."""
+    rejected = set()
+    for step, j in enumerate(sorted(range(len(p_values)), key=lambda j: p_values[j])):
+        if p_values[j] > alpha / (len(p_values) - step):
+            break
+        rejected.add(j)
+    return rejected
+
+
+def holm_agrees(p_values):
+    return all(set(np.flatnonzero(significance.holm(p_values) <= alpha)) == holm_by_the_procedure(p_values, alpha)
+               for alpha in (0.01, 0.02, 0.035, 0.045, 0.05, 0.1))
+
+
+def test_holm_matches_the_procedure_and_a_missing_running_maximum_does_not(monkeypatch):
+    p_values = np.array([0.01, 0.011, 0.02, 0.5, 0.004, 0.3])
+    assert holm_agrees(p_values)
+
+    def no_running_maximum(p_values):  # (m − i + 1)·p alone: a larger p can get a smaller adjusted value
+        p = np.asarray(p_values, dtype=float)
+        order, adjusted = np.argsort(p), np.empty(len(p))
+        adjusted[order] = np.minimum(1.0, (len(p) - np.arange(len(p))) * p[order])
+        return adjusted
+
+    monkeypatch.setattr(significance, "holm", no_running_maximum)
+    assert not holm_agrees(p_values)
+
+
+def test_benjamini_hochberg_matches_scipy_and_a_missing_running_minimum_does_not(monkeypatch):
+    p_values = np.array([0.01, 0.04, 0.03, 0.5, 0.041, 0.2])
+    np.testing.assert_allclose(significance.benjamini_hochberg(p_values), stats.false_discovery_control(p_values),
+                               atol=1e-12, rtol=0)
+
+    def no_running_minimum(p_values):  # (m / i)·p alone: a smaller p can get a larger adjusted value
+        p = np.asarray(p_values, dtype=float)
+        order, adjusted = np.argsort(p), np.empty(len(p))
+        adjusted[order] = np.minimum(1.0, len(p) / np.arange(1, len(p) + 1) * p[order])
+        return adjusted
+
+    monkeypatch.setattr(significance, "benjamini_hochberg", no_running_minimum)
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(significance.benjamini_hochberg(p_values), stats.false_discovery_control(p_values),
+                                   atol=1e-12, rtol=0)
+
+
+def sign_flip_by_the_loop(d, resamples, seed=0):
+    """The randomisation test as worded: a coin toss per query's sign, the mean, compared in absolute value."""
+    rng, observed, reach = np.random.default_rng(seed), abs(sum(d) / len(d)), 0
+    for _ in range(resamples):
+        total = sum(-value if rng.random() < 0.5 else value for value in d)
+        reach += abs(total / len(d)) >= observed - 1e-12
+    return (1 + reach) / (1 + resamples)
+
+
+def test_sign_flip_test_matches_the_loop_and_a_one_sided_bug_does_not(monkeypatch):
+    d = np.random.default_rng(5).normal(0.05, 0.5, 60)
+    assert significance.sign_flip_test(d, 2_000)[1][0] == sign_flip_by_the_loop(d, 2_000)
+
+    def one_sided(differences, n_resamples=10_000, seed=0):  # counts only flipped means above the observed one
+        d = np.asarray(differences, dtype=float)
+        signs = np.where(np.random.default_rng(seed).random((n_resamples, len(d))) < 0.5, -1.0, 1.0)
+        reach = ((signs @ d / len(d)) >= d.mean() - 1e-12).sum()
+        return np.array([d.mean()]), np.array([(1 + reach) / (1 + n_resamples)])
+
+    monkeypatch.setattr(significance, "sign_flip_test", one_sided)
+    assert significance.sign_flip_test(d, 2_000)[1][0] != sign_flip_by_the_loop(d, 2_000)

@@ -7,8 +7,9 @@ the same resamples for every column, so all intervals are paired: with the same 
 `leaderboard` gives each method's mean per language slice with its interval and, against a baseline, the paired
 difference with its interval and a verdict (for failure@k lower is better). `diagnose` splits what a
 configuration misses per query class into what it ranks too low (found by the ceiling's depth) and what it
-never retrieves. Left out: corrections for multiple comparisons, other intervals (BCa, t), and answer-level
-("generation health") measures, which need generated answers.
+never retrieves. Left out: corrections for multiple comparisons (the randomisation test and Holm's and
+Benjamini–Hochberg's corrections are in `ragkit.evaluate.significance`), other intervals (BCa, t), and
+answer-level ("generation health") measures, which need generated answers.
 """
 
 from __future__ import annotations

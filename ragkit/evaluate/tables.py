@@ -4,7 +4,8 @@ Metrics are named `name@k` with name one of recall, failure, precision, mrr, ndc
 and judged (the share of the top k that was judged: how far the other numbers can be trusted).
 Unanswerable queries have no evidence: their ranking metrics are NaN and the means skip them; how a system
 handles them is measured by refusal (`ragkit.evaluate.metrics.refusal_scores`). Left out: answer-level checks and
-significance tests other than the paired bootstrap.
+significance tests (the paired bootstrap is in `ragkit.evaluate.metrics`, the randomisation test and the
+corrections for multiple comparisons in `ragkit.evaluate.significance`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,138 @@
+"""Notebook 10's exercise checks (10 · Evaluation and 10 · Metrics and diagnosis): each accepts a right answer
+computed another way, rejects the plausible wrong answers, and never gives the answer away in its message."""
+
+import numpy as np
+import pytest
+from helpers import exercise_checks
+
+from ragkit.evaluate.leaderboard import leaderboard
+from ragkit.evaluate.metrics import paired_bootstrap
+
+checks = exercise_checks("evaluation")
+BEFORE, AFTER, DENSE = "hybrid + LLM rerank (09)", "seed 003: RRF top 20 + LLM rerank", "dense (00)"
+CONFIGS = {DENSE: {"method": "dense"}, BEFORE: {"method": "hybrid", "rerank": "llm"},
+           AFTER: {"method": "hybrid", "fusion": "rrf", "fusion_depth": 20, "rerank": "llm"}}
+
+
+@pytest.fixture(scope="module")
+def test_queries(course_queries):
+    return [q for q in course_queries if q.split == "test" and q.evidence]
+
+
+@pytest.fixture(scope="module")
+def tables(course_pipe, test_queries):
+    metrics = ["failure@20", "recall@5", "mrr@10", "ndcg@10"]
+    return {name: course_pipe.using(**changes).evaluate(test_queries, metrics) for name, changes in CONFIGS.items()}
+
+
+@pytest.fixture(scope="module")
+def right_difference(tables):
+    """The leaderboard's paired difference (its own resampling code), not the check's nor the solution's."""
+    pair = leaderboard({"before": tables[BEFORE], "after": tables[AFTER]}, ["failure@20"], baseline="before")
+    return pair.loc[("after", "all", "failure@20"), ["difference", "difference low", "difference high"]].tolist()
+
+
+def test_seed_difference_accepts_a_right_answer(tables, right_difference):
+    assert checks.check_seed_difference(*right_difference, tables) == "right"
+
+
+def unpaired(a, b, seed=0):
+    """Each pipeline's queries resampled on their own: not a paired interval."""
+    rng = np.random.default_rng(seed)
+    means_a = a[rng.integers(0, len(a), size=(10_000, len(a)))].mean(axis=1)
+    means_b = b[rng.integers(0, len(b), size=(10_000, len(b)))].mean(axis=1)
+    return (b.mean() - a.mean(), *np.percentile(means_b - means_a, [2.5, 97.5]))
+
+
+def one_sample(values, seed=0):
+    """The difference, but the interval of seed 003's mean failure@20 alone."""
+    picks = np.random.default_rng(seed).integers(0, len(values), size=(10_000, len(values)))
+    return np.percentile(values[picks].mean(axis=1), [2.5, 97.5])
+
+
+def seed_wrong_answers(tables):
+    before, after = tables[BEFORE], tables[AFTER]
+    a, b = before["failure@20"].to_numpy(), after["failure@20"].to_numpy()
+    english = (before["lang"] == "en").to_numpy()
+    difference, low, high = paired_bootstrap(a, b, seed=0)
+    return {
+        "reversed: hybrid minus seed 003": paired_bootstrap(b, a, seed=0),
+        "English queries only": paired_bootstrap(a[english], b[english], seed=0),
+        "Chinese queries only": paired_bootstrap(a[~english], b[~english], seed=0),
+        "recall@5, not failure@20": paired_bootstrap(before["recall@5"], after["recall@5"], seed=0),
+        "nDCG@10, not failure@20": paired_bootstrap(before["ndcg@10"], after["ndcg@10"], seed=0),
+        "against dense, not the reranked hybrid": paired_bootstrap(tables[DENSE]["failure@20"], b, seed=0),
+        "resampled apart (unpaired)": unpaired(a, b),
+        "another seed": paired_bootstrap(a, b, seed=1),
+        "1,000 resamples": paired_bootstrap(a, b, n_resamples=1_000, seed=0),
+        "a 90 % interval": paired_bootstrap(a, b, level=0.9, seed=0),
+        "interval of seed 003's mean alone": (difference, *one_sample(b)),
+        "ends swapped": (difference, high, low),
+        "percent, not a share": (100 * difference, 100 * low, 100 * high),
+    }
+
+
+WRONG_SEED = ["reversed: hybrid minus seed 003", "English queries only", "Chinese queries only",
+              "recall@5, not failure@20", "nDCG@10, not failure@20", "against dense, not the reranked hybrid",
+              "resampled apart (unpaired)", "another seed", "1,000 resamples", "a 90 % interval",
+              "interval of seed 003's mean alone", "ends swapped", "percent, not a share"]
+
+
+@pytest.mark.parametrize("slip", WRONG_SEED)
+def test_seed_difference_rejects_a_wrong_answer(tables, slip):
+    with pytest.raises(AssertionError):
+        checks.check_seed_difference(*seed_wrong_answers(tables)[slip], tables)
+
+
+def test_seed_difference_messages_give_nothing_away(tables, right_difference):
+    right = [f"{value:+.3f}" for value in right_difference] + [f"{value:.3f}" for value in right_difference]
+    for slip, answer in seed_wrong_answers(tables).items():
+        with pytest.raises(AssertionError) as failure:
+            checks.check_seed_difference(*answer, tables)
+        message = str(failure.value)
+        assert message, slip
+        assert not any(number in message for number in right), f"{slip}: {message}"
+
+
+def first_hit_within(parts, k):
+    """A right answer written another way: the rank of the first relevant chunk is at most k."""
+    first = next((rank for rank, found in enumerate(parts, start=1) if found), None)
+    return 1.0 if first is not None and first <= k else 0.0
+
+
+def test_success_accepts_a_right_answer(course_pipe, test_queries):
+    assert checks.check_success(first_hit_within, course_pipe, test_queries) == "right"
+
+
+WRONG_SUCCESS = {
+    "counts parts": lambda parts, k: len(set().union(*parts[:k])),
+    "counts relevant chunks": lambda parts, k: float(sum(bool(p) for p in parts[:k])),
+    "precision@k": lambda parts, k: sum(bool(p) for p in parts[:k]) / k,
+    "one rank short": lambda parts, k: float(any(parts[:k - 1])),
+    "one rank too many": lambda parts, k: float(any(parts[:k + 1])),
+    "every chunk relevant": lambda parts, k: float(all(parts[:k])),
+    "the first chunk only": lambda parts, k: float(bool(parts[0])),
+    "a hit anywhere, k ignored": lambda parts, k: float(any(parts)),
+    "skips rank 1": lambda parts, k: float(any(parts[1:k + 1])),
+    "inverted": lambda parts, k: float(not any(parts[:k])),
+}
+
+
+@pytest.mark.parametrize("slip", list(WRONG_SUCCESS))
+def test_success_rejects_a_wrong_answer(course_pipe, test_queries, slip):
+    with pytest.raises(AssertionError):
+        checks.check_success(WRONG_SUCCESS[slip], course_pipe, test_queries)
+
+
+def test_success_messages_give_nothing_away(course_pipe, test_queries):
+    rankings = course_pipe.using(method="hybrid").rankings([q.text for q in test_queries], 10)
+    docs = {doc.doc_id: doc for doc in course_pipe.docs}
+    means = [np.mean([first_hit_within(checks.parts_by_chunk(q, ranking, docs), k)
+                      for q, ranking in zip(test_queries, rankings, strict=True)]) for k in (1, 5, 10)]
+    right = [f"{mean:.3f}" for mean in means] + [f"{mean:.2f}" for mean in means]
+    for slip, answer in WRONG_SUCCESS.items():
+        with pytest.raises(AssertionError) as failure:
+            checks.check_success(answer, course_pipe, test_queries)
+        message = str(failure.value)
+        assert message and not any(number in message for number in right), f"{slip}: {message}"
+        assert "should be" not in message, f"{slip}: the message states the expected value: {message}"
