@@ -33,15 +33,18 @@ def copied(course_pipe):
     chunks = pipe.chunks[:30] * 2
     vectors = np.vstack([pipe.chunk_embeddings[:30]] * 2)
     scores = vectors @ pipe.encoder.encode([chunks[0].text[:80]])[0]
-    order = np.argsort(-scores, kind="stable")
+    full_scores = vectors @ pipe.encoder.encode([chunks[0].text])[0]   # a slip: the whole text as the query
+    order, full_order = np.argsort(-scores, kind="stable"), np.argsort(-full_scores, kind="stable")
 
-    def mmr(lambda_=0.7, relevance=rescale, fetch=20):
-        best = order[:fetch]
-        picks = mmr_select(relevance(scores[best]), vectors[best] @ vectors[best].T, lambda_, 6)
+    def mmr(lambda_=0.7, relevance=rescale, fetch=20, full_query=False):
+        best = (full_order if full_query else order)[:fetch]
+        picks = mmr_select(relevance((full_scores if full_query else scores)[best]), vectors[best] @ vectors[best].T,
+                           lambda_, 6)
         return [chunks[best[p]].text for p in picks]
 
     return {"pipe": pipe, "chunks": chunks, "order": order, "mmr": mmr,
-            "similarity6": [chunks[i].text for i in order[:6]], "mmr6": mmr()}
+            "similarity6": [chunks[i].text for i in order[:6]], "mmr6": mmr(),
+            "full_query6": [chunks[i].text for i in full_order[:6]], "full_query_mmr6": mmr(full_query=True)}
 
 
 def test_a_right_answer_is_accepted(copied):
@@ -70,6 +73,8 @@ def duplicates_wrong_answers(copied):
         "no-MMR list worst first": (similarity6[::-1], mmr6),
         "no-MMR list without the copies": (deduplicated[:6], mmr6),
         "the two lists swapped": (mmr6, similarity6),
+        "query from the whole first text": (copied["full_query6"], copied["full_query_mmr6"]),
+        "query from the whole first text, MMR only": (similarity6, copied["full_query_mmr6"]),
     }
 
 
@@ -77,7 +82,8 @@ WRONG_DUPLICATES = ["MMR not applied", "copies dropped, no MMR", "lambda inverte
                     "another lambda (0.9)", "raw cosine as relevance, not rescaled", "all 60 chunks as candidates",
                     "the best 10 as candidates", "MMR's picks in reverse order", "a top 5, not a top 6",
                     "a top 7, not a top 6", "made-up texts", "chunk ids, not texts", "no-MMR list worst first",
-                    "no-MMR list without the copies", "the two lists swapped"]
+                    "no-MMR list without the copies", "the two lists swapped", "query from the whole first text",
+                    "query from the whole first text, MMR only"]
 
 
 @pytest.mark.parametrize("slip", WRONG_DUPLICATES)
@@ -101,6 +107,9 @@ def test_duplicates_messages_give_nothing_away(copied):
     assert "re-ordered nothing" in told[0] and "swapped" in told[2] and "another λ" in told[3]
     assert "raw cosine" in told[5] and "60 candidates" in told[6] and "not in the order" in told[8]
     assert "no-MMR list holds 5 items" in told[9], "a top 5 is told as such"
+    assert all("another query" in told[WRONG_DUPLICATES.index(slip)]
+               for slip in ["query from the whole first text", "query from the whole first text, MMR only"]), \
+        "a query built from the whole text is told as a query slip"
 
 
 # --- exercise 2: λ inverted -------------------------------------------------------------------------------
@@ -142,7 +151,7 @@ def test_inverted_messages_say_what_is_wrong_not_the_fix():
                     strict=True))
     for message in told.values():
         assert not re.search(r"1\s*[−-]\s*(λ|lambda)", message), f"the fix is named: {message}"
-    assert "returned [3] picks" in told["k - 1 picks"], "a k − 1 slip is told as a count, not as λ"
-    assert "returned [6] picks" in told["k ignored, every candidate"]
+    assert "returned 3 picks" in told["k - 1 picks"], "a k − 1 slip is told as a count, not as λ"
+    assert "returned 6 picks" in told["k ignored, every candidate"]
     assert "defined the other way round" in told["not inverted"]
     assert "not in the library's order" in told["reversed picks"]

@@ -30,8 +30,17 @@ def copies_exercise(pipe):
     """Exercise 1's texts (30 chunks, then their copies), each one's cosine to the query, and the vectors."""
     texts = [chunk.text for chunk in pipe.chunks[:ORIGINALS]] * 2
     vectors = np.asarray(pipe.encoder.encode(texts), dtype=float)
-    scores = vectors @ np.asarray(pipe.encoder.encode([texts[0][:QUERY_CHARACTERS]])[0], dtype=float)
-    return texts, scores, vectors
+    return texts, cosines(pipe, vectors, texts[0][:QUERY_CHARACTERS]), vectors
+
+
+def cosines(pipe, vectors, query):
+    """Each text's cosine to the query text (the vectors have unit length)."""
+    return vectors @ np.asarray(pipe.encoder.encode([query])[0], dtype=float)
+
+
+def by_score(texts, scores):
+    """The texts best first (equal scores: the earlier text first)."""
+    return [texts[i] for i in sorted(range(len(texts)), key=lambda i: (-scores[i], i))]
 
 
 def mmr_top(texts, scores, vectors, lambda_=LAMBDA, fetch=FETCH, rescaled=True):
@@ -52,9 +61,11 @@ def check_duplicates(plain_top6, mmr_top6, pipe):
         assert len(answer) == TOP, f"the {name} list holds {len(answer)} items, not a top {TOP}"
         assert all(isinstance(text, str) and text in texts for text in answer), \
             f"the {name} list holds something that is not the text of one of the {2 * ORIGINALS} chunks"
-    order = sorted(range(len(texts)), key=lambda i: (-scores[i], i))
-    by_cosine = [texts[i] for i in order[:TOP]]
+    by_cosine = by_score(texts, scores)[:TOP]
+    full_scores = cosines(pipe, vectors, texts[0])   # a slip: the whole first text as the query
+    other_query = "for another query than the exercise's: its text is not built as the exercise says"
     if list(plain_top6) != by_cosine:
+        assert list(plain_top6) != by_score(texts, full_scores)[:TOP], f"the no-MMR list is ranked {other_query}"
         assert sorted(plain_top6) != sorted(by_cosine), "the no-MMR list holds the six best texts, but not best first"
         raise AssertionError("the no-MMR list leaves out a text whose cosine to the query is as high as, or "
                              "higher than, one it keeps")
@@ -71,6 +82,7 @@ def check_duplicates(plain_top6, mmr_top6, pipe):
                "it uses the raw cosine as relevance, not the pipeline's relevance rescaled over the candidates")]
     slips += [(mmr_top(texts, scores, vectors, fetch=fetch), f"it was picked from {fetch} candidates, not the {FETCH} best")
               for fetch in [TOP, 10, 2 * ORIGINALS]]
+    slips += [(mmr_top(texts, full_scores, vectors), f"it is ranked {other_query}")]
     found = list(dict.fromkeys(message for picks, message in slips if picks == yours))
     assert not found, "the MMR list is wrong: " + "; or ".join(found)
     assert sorted(yours) != sorted(expected), "the MMR list holds MMR's six texts, but not in the order MMR picks them"
@@ -95,7 +107,7 @@ def check_inverted(inverted):
     if answers == expected:
         return "right"
     lengths = {len(answer) for answer in answers}
-    assert lengths == {k}, f"asked for {k} picks, the function returned {sorted(lengths)} picks"
+    assert lengths == {k}, f"asked for {k} picks, the function returned {' or '.join(map(str, sorted(lengths)))} picks"
     assert answers != [mmr_loop(rel, sim, lam, k) for rel, sim, lam in cases], \
         "the function picks as ragkit's λ would, but the library's λ is defined the other way round"
     assert [sorted(a) for a in answers] != [sorted(e) for e in expected], \
