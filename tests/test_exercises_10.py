@@ -136,3 +136,73 @@ def test_success_messages_give_nothing_away(course_pipe, test_queries):
         message = str(failure.value)
         assert message and not any(number in message for number in right), f"{slip}: {message}"
         assert "should be" not in message, f"{slip}: the message states the expected value: {message}"
+
+
+@pytest.fixture(scope="module")
+def dev_queries(course_queries):
+    return [q for q in course_queries if q.split == "dev" and q.evidence]
+
+
+@pytest.fixture(scope="module")
+def dev_mrr(course_pipe, dev_queries):
+    """ragkit's per-query MRR@10 and recall@5 of the default hybrid on dev: 1 / rank of the first answering chunk."""
+    return course_pipe.using(method="hybrid").evaluate(dev_queries, ["mrr@10", "recall@5"])
+
+
+def means_from_mrr(table, ks=(1, 5)):
+    """A right answer computed another way: a hit in the top k is a first hit at rank ≤ k, i.e. MRR@10 ≥ 1 / k."""
+    return {k: float((table["mrr@10"].to_numpy() >= 1 / k - 1e-12).mean()) for k in ks}
+
+
+def test_success_means_accepts_a_right_answer(course_pipe, dev_queries, dev_mrr):
+    assert checks.check_success_means(means_from_mrr(dev_mrr), course_pipe, dev_queries) == "right"
+    rounded = {k: round(value, 3) for k, value in means_from_mrr(dev_mrr).items()}
+    assert checks.check_success_means(rounded, course_pipe, dev_queries) == "right"
+
+
+def success_means_wrong_answers(course_pipe, course_queries, dev_queries, dev_mrr):
+    right = means_from_mrr(dev_mrr)
+    test = [q for q in course_queries if q.split == "test" and q.evidence]
+    all_dev = [q for q in course_queries if q.split == "dev"]
+    dense = course_pipe.using(method="dense").evaluate(dev_queries, ["mrr@10"])
+    return {
+        "test split, not dev": means_from_mrr(course_pipe.using(method="hybrid").evaluate(test, ["mrr@10"])),
+        "recall@5, not success@5": {1: right[1], 5: float(dev_mrr["recall@5"].mean())},
+        "MRR@10 at k = 1": {1: float(dev_mrr["mrr@10"].mean()), 5: right[5]},
+        "k swapped": {1: right[5], 5: right[1]},
+        "top 10, not top 5": {1: right[1], 5: means_from_mrr(dev_mrr, (10,))[10]},
+        "top 2, not top 1": {1: means_from_mrr(dev_mrr, (2,))[2], 5: right[5]},
+        "dense, not the hybrid": means_from_mrr(dense),
+        "unanswerable dev queries counted as misses": {k: v * len(dev_queries) / len(all_dev) for k, v in right.items()},
+        "percent, not a share": {k: 100 * v for k, v in right.items()},
+        "counts, not shares": {k: v * len(dev_queries) for k, v in right.items()},
+        "a list, not a dict": [right[1], right[5]],
+        "keys as text": {str(k): v for k, v in right.items()},
+    }
+
+
+WRONG_MEANS = ["test split, not dev", "recall@5, not success@5", "MRR@10 at k = 1", "k swapped", "top 10, not top 5",
+               "top 2, not top 1", "dense, not the hybrid", "unanswerable dev queries counted as misses",
+               "percent, not a share", "counts, not shares", "a list, not a dict", "keys as text"]
+
+
+@pytest.fixture(scope="module")
+def wrong_means(course_pipe, course_queries, dev_queries, dev_mrr):
+    return success_means_wrong_answers(course_pipe, course_queries, dev_queries, dev_mrr)
+
+
+@pytest.mark.parametrize("slip", WRONG_MEANS)
+def test_success_means_rejects_a_wrong_answer(course_pipe, dev_queries, wrong_means, slip):
+    with pytest.raises(AssertionError):
+        checks.check_success_means(wrong_means[slip], course_pipe, dev_queries)
+
+
+def test_success_means_messages_give_nothing_away(course_pipe, dev_queries, dev_mrr, wrong_means):
+    right = [f"{value:.3f}" for value in means_from_mrr(dev_mrr).values()]
+    right += [f"{value:.2f}" for value in means_from_mrr(dev_mrr).values()]
+    assert sorted(wrong_means) == sorted(WRONG_MEANS)
+    for slip, answer in wrong_means.items():
+        with pytest.raises(AssertionError) as failure:
+            checks.check_success_means(answer, course_pipe, dev_queries)
+        message = str(failure.value)
+        assert message and not any(number in message for number in right), f"{slip}: {message}"

@@ -4,7 +4,8 @@ test queries), and raises `AssertionError` saying what is wrong with the answer.
 
 The checks do not use the notebooks' own derivations: the paired bootstrap of exercise 1 is written out here
 with numpy, and the chunk-level relevance of the success@k exercise (which chunk answers which part) is
-written out here as a plain loop. The reference for success@k is trec_eval (`pytrec_eval`).
+written out here as a plain loop. The reference for success@k, and for its means over the dev queries, is
+trec_eval (`pytrec_eval`).
 `tests/test_exercises_10.py` shows that each check accepts a right answer computed another way and rejects
 plausible wrong ones.
 """
@@ -86,6 +87,22 @@ def parts_by_chunk(query, chunks, docs_by_id):
 
 CASES = [([set(), {0}], 1), ([set(), {0}], 2), ([{1}, set()], 1), ([{0}, set()], 2), ([{0}, {1}], 2), ([{0}, {0}], 2),
          ([set(), set()], 2), ([set()] * 5 + [{0}], 5), ([set()] * 5 + [{0}], 6), ([{0, 1}, set(), {2}], 3)]
+TOLERANCE = 5e-4   # a mean rounded to three decimals is still right
+
+
+def trec_success(pipe, queries, ks):
+    """trec_eval's success_k for each query and k, on the default hybrid's top 10 with chunk-level qrels (a
+    chunk is relevant when it answers a part); and, per query, the parts each of those ten chunks answers."""
+    docs_by_id = {doc.doc_id: doc for doc in pipe.docs}
+    rankings = pipe.using(method="hybrid").rankings([q.text for q in queries], 10)
+    every_chunk = {q.query_id: parts_by_chunk(q, pipe.chunks, docs_by_id) for q in queries}
+    qrels = {qid: {chunk.chunk_id: 1 for chunk, parts in zip(pipe.chunks, found, strict=True) if parts}
+             for qid, found in every_chunk.items()}
+    run = {q.query_id: {chunk.chunk_id: float(10 - rank) for rank, chunk in enumerate(ranking)}
+           for q, ranking in zip(queries, rankings, strict=True)}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {f"success_{k}" for k in ks}).evaluate(run)
+    success = {k: np.array([reference[q.query_id][f"success_{k}"] for q in queries]) for k in ks}
+    return success, [parts_by_chunk(q, ranking, docs_by_id) for q, ranking in zip(queries, rankings, strict=True)]
 
 
 def check_success(success_at_k, pipe, test):
@@ -95,17 +112,34 @@ def check_success(success_at_k, pipe, test):
                                  "nor 0: success@k says only whether the top k holds a hit")
         assert yours == float(any(parts[:k])), (f"for the ranking {parts} and k = {k} yours returns {yours!r}, which "
                                                 f"does not say whether any of the top {k} chunks answers a part")
-    docs_by_id = {doc.doc_id: doc for doc in pipe.docs}
-    rankings = pipe.using(method="hybrid").rankings([q.text for q in test], 10)
-    every_chunk = {q.query_id: parts_by_chunk(q, pipe.chunks, docs_by_id) for q in test}
-    qrels = {qid: {chunk.chunk_id: 1 for chunk, parts in zip(pipe.chunks, found, strict=True) if parts}
-             for qid, found in every_chunk.items()}
-    run = {q.query_id: {chunk.chunk_id: float(10 - rank) for rank, chunk in enumerate(ranking)}
-           for q, ranking in zip(test, rankings, strict=True)}
-    reference = pytrec_eval.RelevanceEvaluator(qrels, {"success_1", "success_5", "success_10"}).evaluate(run)
+    reference, found = trec_success(pipe, test, (1, 5, 10))
     for k in (1, 5, 10):
-        yours = np.mean([success_at_k(parts_by_chunk(q, ranking, docs_by_id), k)
-                         for q, ranking in zip(test, rankings, strict=True)])
-        theirs = np.mean([reference[q.query_id][f"success_{k}"] for q in test])
-        assert abs(yours - theirs) < 1e-12, f"your mean success@{k} over the test queries differs from trec_eval's"
+        yours = np.mean([success_at_k(parts, k) for parts in found])
+        assert abs(yours - reference[k].mean()) < 1e-12, \
+            f"your mean success@{k} over the test queries differs from trec_eval's"
+    return "right"
+
+
+def check_success_means(means, pipe, dev):
+    assert hasattr(means, "keys") and set(means.keys()) == {1, 5}, "the answer is a dict with the keys 1 and 5"
+    yours = {k: float(means[k]) for k in (1, 5)}
+    assert all(math.isfinite(value) for value in yours.values()), "the two means must be numbers"
+    assert all(0 <= value <= 1 for value in yours.values()), \
+        "a mean success@k is a share of the queries: it lies between 0 and 1"
+    reference, found = trec_success(pipe, dev, (1, 5))
+    expected = {k: float(reference[k].mean()) for k in (1, 5)}
+    if all(abs(yours[k] - expected[k]) <= TOLERANCE for k in (1, 5)):
+        return "right"
+    assert not (abs(yours[1] - expected[5]) <= TOLERANCE and abs(yours[5] - expected[1]) <= TOLERANCE), \
+        "the two means are under each other's k"
+    n_parts = [len({part for position, e in enumerate(q.evidence) for part in (e.parts or (position,))}) for q in dev]
+    recall_5 = np.mean([len(set().union(*parts[:5])) / total for parts, total in zip(found, n_parts, strict=True)])
+    assert abs(yours[5] - recall_5) > TOLERANCE, \
+        "the mean for k = 5 gives part credit to a query that has only some of its parts in the top 5"
+    mrr = np.mean([next((1 / rank for rank, hit in enumerate(parts, start=1) if hit), 0.0) for parts in found])
+    assert abs(yours[1] - mrr) > TOLERANCE, "the mean for k = 1 gives credit to answers below rank 1"
+    for k in (1, 5):
+        assert abs(yours[k] - expected[k]) <= TOLERANCE, \
+            f"your mean for k = {k} is not the share of the dev queries with an answering chunk in the default " \
+            f"hybrid's top {k}"
     return "right"
