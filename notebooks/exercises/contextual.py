@@ -2,8 +2,9 @@
 
 Each check takes the learner's answer, then the notebook's `pipe` (the default pipeline: 800-character chunks,
 100 overlap), and recomputes what it needs from ragkit: the test queries from the course data, BM25's
-failure@20 from `pipe.using(...)`, the token counts from the model's tokenizer. The cost is written out as a
-plain loop here, apart from the notebook's `bill`, so that a check never trusts the learner's code.
+failure@20 from `pipe.using(...)`, the token counts from the model's tokenizer (whole texts: neither cut at
+nor padded to the 128 tokens its `tokenizer.json` asks for). The cost is written out as a literal loop here,
+apart from the notebook's `bill`, so that a check never trusts the learner's code.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ def answerable_test_queries(lang: str) -> list:
             if q.evidence and lang in ("all", q.lang)]
 
 
-def check_bm25(plain_failure20, contextual_failure20, lang="all", pipe=None):
+def check_bm25(none_failure20, contextual_failure20, lang="all", pipe=None):
     """BM25's mean failure@20 on the `lang` test queries, without contexts and with the recorded ones."""
     assert lang in SLICES, f"lang {lang!r} is none of the slices {', '.join(SLICES)}"
     assert pipe is not None, "the check needs the notebook's pipe"
-    given = number(plain_failure20, "the value without contexts"), number(contextual_failure20, "the value with them")
+    given = number(none_failure20, "the value without contexts"), number(contextual_failure20, "the value with them")
     assert all(0 <= value <= 1 for value in given), "a failure rate lies between 0 and 1"
     queries = answerable_test_queries(lang)
     expected = [pipe.using(method="bm25", context=context).evaluate(queries, ["failure@20"])["failure@20"].mean()
@@ -60,15 +61,17 @@ def token_counts(pipe) -> tuple[list[int], list[list[int]], int]:
 
     tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
     tokenizer.no_truncation()
+    tokenizer.no_padding()  # the file pads every shorter text to 128 tokens
 
-    def count(text: str) -> int:
-        return len(tokenizer.encode(text).ids)
+    def counts(texts: list[str]) -> list[int]:
+        return [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
 
-    documents = [count(doc.text) for doc in pipe.docs]
-    chunks = [[count(c.text) for c in pipe.chunks if c.doc_id == doc.doc_id] for doc in pipe.docs]
+    documents = counts([doc.text for doc in pipe.docs])
+    per_chunk = dict(zip([c.chunk_id for c in pipe.chunks], counts([c.text for c in pipe.chunks]), strict=True))
+    chunks = [[per_chunk[c.chunk_id] for c in pipe.chunks if c.doc_id == doc.doc_id] for doc in pipe.docs]
     contextual = pipe.using(context="llm")
-    contexts = [count(text[:len(text) - len(c.text)].removesuffix("\n\n"))
-                for text, c in zip(contextual.indexed_texts, contextual.chunks, strict=True)]
+    contexts = counts([text[:len(text) - len(c.text)].removesuffix("\n\n")
+                       for text, c in zip(contextual.indexed_texts, contextual.chunks, strict=True)])
     return documents, chunks, int(sum(contexts) / len(contexts))
 
 
@@ -93,10 +96,13 @@ def check_saving(every_document_ratio, minimum_1024_ratio, pipe=None, prices=Non
     assert pipe is not None and prices is not None, "the check needs the notebook's pipe and prices"
     given = number(every_document_ratio, "the first ratio"), number(minimum_1024_ratio, "the second ratio")
     assert all(value > 0 for value in given), "a ratio of two costs is positive"
-    assert all(value >= 1 for value in given), "a ratio below 1: a cache that makes the bill larger"
+    assert all(value >= 1 for value in given), \
+        "a value below 1 cannot say how many times cheaper caching makes the bill"
     counts = token_counts(pipe)
     uncached = cost(math.inf, counts, prices)
     expected = uncached / cost(0, counts, prices), uncached / cost(1024, counts, prices)
+    if abs(given[0] - expected[1]) < 5.1e-3 and abs(given[1] - expected[0]) < 5.1e-3:
+        raise AssertionError("the two ratios belong to the other caching rule each")
     assert abs(given[0] - expected[0]) < 5.1e-3, \
         "the first ratio is not the saving with every document cached (to two decimals)"
     assert abs(given[1] - expected[1]) < 5.1e-3, \
