@@ -1,15 +1,17 @@
 """Load the course corpus (markdown with front matter) and the labelled queries.
 
-A document is a markdown file that starts with a front-matter block of plain `key: value` lines between two
-`---` lines. A query is one JSON object a line (see `data/README.md`). Loading stops at the first problem with
-`file:line: what is wrong`; `ragkit.evaluate.datacheck` reports every problem at once. Left out: YAML beyond flat
-`key: value` pairs, other document formats (PDF, HTML), and fetching anything over the network.
+A document is a markdown file that starts with a front-matter block of plain `key: value` lines between two `---`
+lines (`load_documents` also reads `.txt` files, and files without it: `derived_fields`). A query is one JSON object
+a line (see `data/README.md`). Loading stops at the first problem with `file:line: what is wrong`;
+`ragkit.evaluate.datacheck` reports every problem at once. Left out: YAML beyond flat `key: value` pairs, other
+formats (PDF, HTML), and fetching anything over the network.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
 from ragkit.errors import RagkitError
@@ -19,7 +21,7 @@ REQUIRED_FIELDS = ("id", "title", "source", "date", "lang")
 
 @dataclass(frozen=True)
 class Document:
-    """One document: its front matter and its body (the text after the front matter)."""
+    """One document: its front matter, its body (the text after it) and `derived`, the fields it lacked."""
 
     doc_id: str
     title: str
@@ -29,6 +31,7 @@ class Document:
     text: str
     version: str | None = None
     path: str = ""
+    derived: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,65 +70,76 @@ class Query:
 def parse_front_matter(raw: str, where: str = "<text>") -> tuple[dict[str, str], str, int]:
     """Split a markdown file into (front matter, body, line number where the body starts).
 
-    >>> meta, body, line = parse_front_matter("---\\nid: a\\ntitle: A\\n---\\nHello")
-    >>> meta["title"], body, line
-    ('A', 'Hello', 5)
+    >>> parse_front_matter("---\\nid: a\\ntitle: A\\n---\\nHello")
+    ({'id': 'a', 'title': 'A'}, 'Hello', 5)
     """
-    lines = raw.split("\n")
-    if not lines or lines[0].strip() != "---":
+    lines, meta = raw.split("\n"), {}
+    if lines[0].strip() != "---":
         raise RagkitError(f"{where}:1: no front matter: the file must start with a line '---'")
-    meta: dict[str, str] = {}
     for number, line in enumerate(lines[1:], start=2):
         if line.strip() == "---":
             return meta, "\n".join(lines[number:]), number + 1
-        if not line.strip():
-            continue
         key, sep, value = line.partition(":")
-        if not sep or not key.strip():
+        if line.strip() and (not sep or not key.strip()):
             raise RagkitError(f"{where}:{number}: front matter line is not 'key: value': {line!r}")
-        meta[key.strip()] = value.strip()
+        if line.strip():
+            meta[key.strip()] = value.strip()
     raise RagkitError(f"{where}:1: front matter is never closed by a line '---'")
 
 
-def document_from_file(path: str | Path) -> Document:
-    """Read one markdown document; raise `RagkitError` naming the file and line on a problem.
+def derived_fields(path: Path, meta: dict[str, str], body: str) -> dict[str, str]:
+    """The `REQUIRED_FIELDS` that `meta` lacks, derived from the file: `id` from its name, `title` from its first
+    `# ` heading (else its name), `source` from its folder (above `corpus/`), `date` from its last change, `lang`
+    `zh` when a quarter or more of its letters are Chinese characters, else `en`.
+
+    >>> derived_fields(Path("notes/leave.txt"), {"date": "2026-01-05"}, "# Annual leave\\nTwenty-five days.")
+    {'id': 'leave', 'title': 'Annual leave', 'source': 'notes', 'lang': 'en'}
+    """
+    heading = next((line[2:].strip() for line in body.split("\n") if line.startswith("# ")), "")
+    folder = path.parent.parent if path.parent.name == "corpus" else path.parent
+    found = {"id": lambda: path.stem, "title": lambda: heading or path.stem.replace("-", " ").replace("_", " "),
+             "source": lambda: folder.resolve().name or "own", "date": lambda: date.fromtimestamp(
+                 path.stat().st_mtime).isoformat(), "lang": lambda: "zh" if 4 * sum(
+                 "\u4e00" <= c <= "\u9fff" for c in body) >= sum(c.isalpha() for c in body) > 0 else "en"}
+    return {name: found[name]() for name in REQUIRED_FIELDS if not meta.get(name)}  # only what is missing
+
+
+def document_from_file(path: str | Path, derive: bool = False) -> Document:
+    """Read one markdown document; raise `RagkitError` naming the file and line on a problem. With `derive`,
+    front matter is optional and a missing field is derived (`derived_fields`).
 
     >>> document_from_file("data/corpus/api-sessions-v2.md").source  # doctest: +SKIP
     'api-reference'
     """
-    path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = (path := Path(path)).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise RagkitError(f"{path}: cannot read the document: {error}") from None
-    meta, body, _ = parse_front_matter(raw, str(path))
-    missing = [name for name in REQUIRED_FIELDS if not meta.get(name)]
-    if missing:
+    meta, body, _ = ({}, raw, 1) if derive and raw.split("\n", 1)[0].strip() != "---" else \
+        parse_front_matter(raw, str(path))
+    meta = {**meta, **(derived := derived_fields(path, meta, body) if derive else {})}
+    if missing := [name for name in REQUIRED_FIELDS if not meta.get(name)]:
         raise RagkitError(f"{path}:1: front matter lacks {', '.join(missing)}")
-    return Document(
-        doc_id=meta["id"], title=meta["title"], source=meta["source"], date=meta["date"], lang=meta["lang"],
-        text=body, version=meta.get("version") or None, path=str(path),
-    )
+    return Document(meta["id"], meta["title"], meta["source"], meta["date"], meta["lang"], body,
+                    meta.get("version") or None, str(path), tuple(derived))
 
 
-def load_documents(folder: str | Path) -> list[Document]:
-    """Every `*.md` document in `folder`, sorted by id.
+def load_documents(folder: str | Path, derive: bool = True) -> list[Document]:
+    """Every `*.md` and `*.txt` document in `folder`, sorted by id; with `derive`, a field the front matter
+    lacks (or all, without front matter) is derived and named in the document's `derived`.
 
-    >>> docs = load_documents("data/corpus")  # doctest: +SKIP
-    >>> len(docs) >= 60  # doctest: +SKIP
+    >>> len(load_documents("data/corpus")) >= 60  # doctest: +SKIP
     True
     """
-    folder = Path(folder)
-    if not folder.is_dir():
+    if not (folder := Path(folder)).is_dir():
         raise RagkitError(f"{folder}: no such corpus folder")
-    docs = [document_from_file(path) for path in sorted(folder.glob("*.md"))]
+    docs = [document_from_file(path, derive) for path in sorted([*folder.glob("*.md"), *folder.glob("*.txt")])]
     if not docs:
-        raise RagkitError(f"{folder}: the corpus folder holds no .md documents")
+        raise RagkitError(f"{folder}: the corpus folder holds no .md documents (nor .txt)")
     seen: dict[str, str] = {}
     for doc in docs:
-        if doc.doc_id in seen:
+        if seen.setdefault(doc.doc_id, doc.path) != doc.path:
             raise RagkitError(f"{doc.path}:1: id {doc.doc_id!r} is already used by {seen[doc.doc_id]}")
-        seen[doc.doc_id] = doc.path
     return sorted(docs, key=lambda doc: doc.doc_id)
 
 
@@ -139,18 +153,13 @@ def query_from_record(record: dict, where: str) -> Query:
         if not isinstance(record.get(name), str) or not record[name].strip():
             raise RagkitError(f"{where}: field {name!r} is missing or empty")
     evidence = record.get("evidence", [])
-    if not isinstance(evidence, list) or not all(
-        isinstance(item, dict) and isinstance(item.get("doc"), str) and isinstance(item.get("quote"), str)
-        for item in evidence
-    ):
+    if not isinstance(evidence, list) or not all(isinstance(item, dict) and isinstance(item.get("doc"), str)
+                                                 and isinstance(item.get("quote"), str) for item in evidence):
         raise RagkitError(f"{where}: 'evidence' must be a list of {{'doc': ..., 'quote': ...}} objects")
-    return Query(
-        query_id=record["id"], text=record["text"], lang=record.get("lang", "en"), type=record["type"],
-        split=record.get("split", ""),
-        evidence=tuple(Evidence(item["doc"], item["quote"], tuple(item.get("parts", ())), item.get("origin", "written"))
-                       for item in evidence),
-        answer=record.get("answer", ""), filters=dict(record.get("filters") or {}),
-    )
+    items = tuple(Evidence(item["doc"], item["quote"], tuple(item.get("parts", ())), item.get("origin", "written"))
+                  for item in evidence)
+    return Query(record["id"], record["text"], record.get("lang", "en"), record["type"], record.get("split", ""),
+                 items, record.get("answer", ""), dict(record.get("filters") or {}))
 
 
 def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
@@ -159,27 +168,24 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     >>> read_jsonl("data/queries.jsonl")[0][0]  # doctest: +SKIP
     1
     """
-    path = Path(path)
-    if not path.is_file():
+    if not (path := Path(path)).is_file():
         raise RagkitError(f"{path}: no such file")
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RagkitError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-            if not isinstance(record, dict):
-                raise RagkitError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-            rows.append((number, record))
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):  # as iterating a handle
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise RagkitError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+        if not isinstance(record, dict):
+            raise RagkitError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+        rows.append((number, record))
     return rows
 
 
 def load_not_relevant(path: str | Path) -> dict[str, tuple[Span, ...]]:
-    """query id → the spans judged not relevant to it, from a judgments file (one JSON object a line:
-    `query`, `doc`, `start`, `end`, `relevant` false).
+    """query id → the spans judged not relevant to it, from a judgments file (`query`, `doc`, `start`, `end`, `relevant` false).
 
     >>> load_not_relevant("data/judgments.jsonl")["api-002"][0].doc  # doctest: +SKIP
     'api-auth-v1'
@@ -192,8 +198,7 @@ def load_not_relevant(path: str | Path) -> dict[str, tuple[Span, ...]]:
         except (KeyError, TypeError, ValueError):
             raise RagkitError(f"{path}:{number}: a judgment needs query, doc, start, end and relevant") from None
         if relevant is not False:
-            raise RagkitError(f"{path}:{number}: only passages judged not relevant go here; relevant ones are "
-                              "evidence in queries.jsonl")
+            raise RagkitError(f"{path}:{number}: only passages judged not relevant go here; relevant ones are evidence in queries.jsonl")
         spans.setdefault(query_id, []).append(span)
     return {query_id: tuple(found) for query_id, found in spans.items()}
 
@@ -206,13 +211,9 @@ def load_queries(path: str | Path, split: str | None = None) -> list[Query]:
     ['dev']
     """
     queries = [query_from_record(record, f"{path}:{number}") for number, record in read_jsonl(path)]
-    judged = Path(path).with_name("judgments.jsonl")
-    if judged.is_file():
+    if (judged := Path(path).with_name("judgments.jsonl")).is_file():
         not_relevant = load_not_relevant(judged)
         queries = [replace(q, not_relevant=not_relevant.get(q.query_id, ())) for q in queries]
-    if split is not None:
-        splits = sorted({q.split for q in queries})
-        if split not in splits:
-            raise RagkitError(f"{path}: no queries in split {split!r}; the splits are {splits}")
-        queries = [q for q in queries if q.split == split]
-    return queries
+    if split is not None and split not in (splits := sorted({q.split for q in queries})):
+        raise RagkitError(f"{path}: no queries in split {split!r}; the splits are {splits}")
+    return queries if split is None else [q for q in queries if q.split == split]

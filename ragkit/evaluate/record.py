@@ -6,20 +6,22 @@ printed, plus the judge's verdict): a `yes` becomes a pooled quote, extended wit
 once in the document, answering every part; a `part` on a query with several parts answers the parts named in
 `parts`, or else the part whose written quote is closest in embedding space (a heuristic, and the data README
 says so); a `part` on a one-part query and a `no` go to `judgments.jsonl`. Every line is checked before
-anything is written and both files are replaced whole, so a bad line or a crash loses nothing. A verdict that
-contradicts an earlier one for the same passage is refused unless `replace` is set (how a third judge's
-resolution is applied). Left out: running the judges, and merging several judges' verdicts (resolve first).
+anything is written and both files are replaced whole (written to a temporary file, then renamed), so a bad line
+or a crash loses nothing; an exclusive lock on the folder (`ragkit.evaluate.labelfiles`) keeps two writers at once
+(two judging widgets, or a widget and this command) from losing each other's verdicts. A verdict that contradicts an earlier
+one for the same passage is refused unless `replace` is set (how a third judge's resolution is applied). A query
+that lists its `parts` by name (the judging widget writes such queries) has that many parts. Left out: running
+the judges, merging several judges' verdicts (resolve first), and locks on systems without `fcntl` (Windows).
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ragkit.corpus import load_documents, read_jsonl
 from ragkit.errors import RagkitError
+from ragkit.evaluate.labelfiles import append_jsonl, folder_lock, write_jsonl
 
 VERDICTS = ("yes", "part", "no")
 FIELDS = ("query", "doc", "start", "end", "verdict", "judge")
@@ -86,20 +88,36 @@ def evidence_spans(query: dict, bodies: dict[str, str]) -> list[tuple[int, dict,
 
 
 def written_parts(query: dict) -> int:
-    """How many parts a query has: one per written quote."""
+    """How many parts a query has: one per name in its `parts`, else one per written quote.
+
+    >>> written_parts({"evidence": [{"quote": "a"}, {"quote": "b", "origin": "pooled"}]})
+    1
+    """
+    if isinstance(query.get("parts"), list) and query["parts"]:
+        return len(query["parts"])
     return sum(item.get("origin", "written") == "written" for item in query.get("evidence", []))
 
 
 def record_verdicts(folder: str | Path, lines: Sequence[tuple[str, dict]], replace: bool = False,
-                    closest_part: Callable[[dict, str], int] | None = None) -> dict[str, int]:
-    """Apply verdict lines ((where, record) pairs) to `<folder>/queries.jsonl` and `<folder>/judgments.jsonl`;
-    returns what was done. Any bad line raises one `RagkitError` naming every bad line, and nothing is written.
+                    closest_part: Callable[[dict, str], int] | None = None, journal: str | None = None) -> dict[str, int]:
+    """Apply verdict lines ((where, record) pairs) to `<folder>/queries.jsonl` and `<folder>/judgments.jsonl`
+    under the folder's lock; returns what was done. Any bad line raises one `RagkitError` naming every bad line,
+    and nothing is written. With `journal` (a file name in the folder), the applied lines are appended to it too.
 
     >>> record_verdicts("data", [("f:1", {"query": "nope"})])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ragkit.errors.RagkitError: f:1: missing doc, start, end, verdict, judge
     """
-    folder = Path(folder)
+    with folder_lock(folder):
+        done = apply_verdicts(Path(folder), lines, replace, closest_part)
+        if journal:
+            append_jsonl(Path(folder) / journal, [record for _, record in lines])
+    return done
+
+
+def apply_verdicts(folder: Path, lines: Sequence[tuple[str, dict]], replace: bool,
+                   closest_part: Callable[[dict, str], int] | None) -> dict[str, int]:
+    """`record_verdicts` without the lock: the caller holds it."""
     bodies = {doc.doc_id: doc.text for doc in load_documents(folder / "corpus")}
     query_rows = [record for _, record in read_jsonl(folder / "queries.jsonl")]
     queries = {record["id"]: record for record in query_rows}
@@ -170,13 +188,6 @@ def record_verdicts(folder: str | Path, lines: Sequence[tuple[str, dict]], repla
     write_jsonl(folder / "queries.jsonl", query_rows)
     write_jsonl(judgments_path, sorted(judged, key=lambda j: (j["query"], j["doc"], j["start"], j["end"])))
     return done
-
-
-def write_jsonl(path: Path, records: Sequence[dict]) -> None:
-    """Replace `path` whole with one JSON object a line (through a temporary file, so a crash loses nothing)."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def embedding_closest_part(query: dict, quote: str) -> int:
