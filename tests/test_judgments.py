@@ -77,7 +77,7 @@ def test_validator_rejects_pooled_evidence_without_a_part(data_copy):
                                "origin": "pooled"})
     (data_copy / "queries.jsonl").write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
     problems, _ = check_data(data_copy)
-    assert any("queries.jsonl:1: evidence parts [] must name written quotes" in p for p in problems), problems
+    assert any("queries.jsonl:1: evidence parts [] must name the query's parts" in p for p in problems), problems
 
 
 def test_pool_lists_exactly_the_unjudged_units(data_copy, capsys):
@@ -169,3 +169,22 @@ def test_a_broken_judgments_line_names_file_and_line(data_copy):
                                                '"relevant": true}\n')
     with pytest.raises(RagkitError, match="only passages judged not relevant go here"):
         load_queries(data_copy / "queries.jsonl")
+
+
+def test_a_query_that_names_its_parts_is_checked_against_them():
+    # notebook 12's widget writes queries with named parts and only pooled quotes: part 1 exists without a
+    # second written quote, and part 2 does not
+    from ragkit.evaluate.datacheck import check_query
+
+    docs = {"d": {"meta": {}, "body": "The limit is 40 euros a night. Claims are due within 30 days.", "path": "d.md"}}
+    record = {"id": "q", "text": "limit and deadline?", "lang": "en", "type": "paraphrase", "split": "dev",
+              "answer": "", "parts": ["limit", "deadline"],
+              "evidence": [{"doc": "d", "quote": "The limit is 40 euros a night.", "origin": "pooled", "parts": [0]},
+                           {"doc": "d", "quote": "Claims are due within 30 days.", "origin": "pooled", "parts": [1]}]}
+    problems = []
+    check_query(record, "q.jsonl:1", docs, problems)
+    assert problems == []
+    record["evidence"][1]["parts"] = [2]
+    check_query(record, "q.jsonl:1", docs, problems)
+    assert problems == ["q.jsonl:1: evidence parts [2] must name the query's parts (0 to 1); pooled evidence must "
+                        "name at least one"]

@@ -106,11 +106,12 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
     written = [item for item in evidence if isinstance(item, dict) and item.get("origin", "written") == "written"]
     if kind == "multi" and len({item.get("doc") for item in written}) < 2:
         problems.append(f"{where}: a multi query needs written evidence from at least two documents")
-    n_parts = len(written)
+    named = record.get("parts")  # a query labelled in notebook 12's widget names its parts; else one per quote
+    n_parts = len(named) if isinstance(named, list) and named else len(written)
     for item in evidence:
         parts = item.get("parts", []) if isinstance(item, dict) else []
         if item not in written and not parts or not all(isinstance(p, int) and 0 <= p < n_parts for p in parts):
-            problems.append(f"{where}: evidence parts {parts} must name written quotes (0 to {n_parts - 1}); "
+            problems.append(f"{where}: evidence parts {parts} must name the query's parts (0 to {n_parts - 1}); "
                             "pooled evidence must name at least one")
         if isinstance(item, dict) and item.get("origin", "written") not in ("written", "pooled", "review"):
             problems.append(f"{where}: evidence origin must be written, pooled or review, got {item.get('origin')!r}")
