@@ -1,6 +1,8 @@
-"""The rerank stage: MaxSim against a literal loop and sentence-transformers' token vectors, learning to rank,
-LLM judgments replayed from their recordings, the cross-encoder plumbing on a tiny random model, rewrite then
-refuse, and clear errors on bad input."""
+"""The rerank stage: MaxSim against a literal loop and sentence-transformers' token vectors, learning to rank (its
+pairs against a literal loop, its fits against the loss written out), LLM judgments replayed from their
+recordings, the course model reading a query and a passage as one input (against transformers' Python tokenizer
+and a numpy forward pass), the cross-encoder plumbing on a tiny random model, rewrite then refuse, and clear
+errors on bad input."""
 
 import json
 
@@ -78,6 +80,48 @@ def test_ltr_learns_the_informative_feature(objective):
         assert ((ranker.scores(np.c_[noise, signal]) >= 0) & (ranker.scores(np.c_[noise, signal]) <= 1)).all()
 
 
+def test_pairwise_differences_equal_a_loop_over_pairs_within_each_query():
+    rng = np.random.default_rng(2)
+    x, labels, groups = rng.normal(size=(30, 3)), rng.integers(0, 2, 30), rng.permutation(np.repeat([4, 1, 7], 10))
+    pairs = [x[i] - x[j] for g in (1, 4, 7) for i in range(30) for j in range(30)
+             if groups[i] == g == groups[j] and labels[i] and not labels[j]]
+    np.testing.assert_allclose(pairwise_differences(x, labels, groups), np.array(pairs), atol=1e-12)
+
+
+@pytest.mark.parametrize("objective", ["pointwise", "pairwise"])
+def test_ltr_fits_reach_the_minimum_of_the_loss_written_out(objective):
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
+    rng = np.random.default_rng(3)
+    groups = np.repeat(np.arange(30), 8)
+    x = rng.normal(size=(240, 3)) * [1.0, 3.0, 0.5] + [0.0, 2.0, -1.0]
+    labels = (x @ [1.0, 0.5, -2.0] + rng.normal(size=240) > 1).astype(int)
+    ranker = fit_ranker(x, labels, groups, ["a", "b", "c"], objective)
+    standard = (x - x.mean(axis=0)) / x.std(axis=0)
+    if objective == "pointwise":  # ½‖w‖² + Σ log(1 + exp(−s (w · x + b))), the intercept not penalised
+        signs = np.where(labels > 0, 1.0, -1.0)
+
+        def loss(p):
+            margins = signs * (standard @ p[:-1] + p[-1])
+            slope = -signs * expit(-margins)
+            return 0.5 * p[:-1] @ p[:-1] + np.logaddexp(0, -margins).sum(), np.r_[p[:-1] + standard.T @ slope, slope.sum()]
+
+        fitted, start = np.r_[ranker.weights, ranker.bias], np.zeros(4)
+    else:  # RankNet over the pairs within each query, Σ log(1 + exp(−w · d)), plus ¼‖w‖²
+        pairs = np.array([standard[i] - standard[j] for i in range(240) for j in range(240)
+                          if groups[i] == groups[j] and labels[i] and not labels[j]])
+
+        def loss(w):
+            margins = pairs @ w
+            return 0.25 * w @ w + np.logaddexp(0, -margins).sum(), 0.5 * w - pairs.T @ expit(-margins)
+
+        fitted, start = ranker.weights, np.zeros(3)
+    best = minimize(loss, start, jac=True, method="L-BFGS-B", options={"gtol": 1e-10, "ftol": 1e-15}).x
+    np.testing.assert_allclose(fitted, best, atol=5e-3)
+    assert loss(fitted)[0] <= loss(best)[0] * (1 + 1e-5)
+
+
 def test_ltr_needs_both_labels_and_a_known_objective():
     with pytest.raises(RagkitError, match="both relevant and non-relevant"):
         fit_ranker(np.ones((3, 1)), [0, 0, 0], [0, 0, 0], ["x"])
@@ -88,6 +132,8 @@ def test_ltr_needs_both_labels_and_a_known_objective():
 def test_identifiers_and_scores_parse():
     assert identifiers("is TS-203 still returned by /v2/sessions in 5.3?") == ["ts-203", "/v2/sessions", "5.3"]
     assert identifiers("how do refunds work") == []
+    assert identifiers("ended session: how fast do tokens die. see /v2/sessions.") == ["/v2/sessions"], \
+        "a word that ends a clause with : or . is no identifier"
     assert parse_score("8") == 8.0 and parse_score("**10**") == 10.0
     for bad in ("eleven", "11", "-1", ""):
         with pytest.raises(RagkitError, match="score from 0 to 10"):
@@ -221,6 +267,76 @@ def test_ltr_on_the_course_data_uses_the_features_it_names(course_docs, course_q
     pipe = Pipeline(course_docs, method="hybrid", rerank="ltr").train_ranker(dev)
     assert set(pipe.ranker.importances()) == set(FEATURES)
     assert len(pipe.search("TS-203 meaning", k=5)) == 5
+
+
+@pytest.fixture(scope="module")
+def pair_encoder(tmp_path_factory):
+    from ragkit.embed.pairs import PairEncoder
+
+    return PairEncoder(cache_folder=tmp_path_factory.mktemp("pair-cache"))
+
+
+PAIRS = [("TS-203 meaning", "TS-203 means the daily quota is used up; it resets at midnight UTC."),
+         ("年假可以结转吗", "年假：每年15天，最多可结转5天到下一年。"),
+         ("how long is the pip", " ".join(["A performance improvement plan lasts sixty days."] * 60))]
+
+
+def test_pair_ids_equal_transformers_python_tokenizer(pair_encoder):
+    from transformers import BertTokenizer
+
+    from ragkit.embed.model import model_path
+
+    reference = BertTokenizer(str(model_path() / "vocab.txt"))  # WordPiece in Python, from the vocabulary alone
+    for query, passage in PAIRS:
+        theirs = reference(query, passage, truncation="longest_first", max_length=256)
+        assert pair_encoder.pair_ids(query, passage) == (theirs["input_ids"], theirs["token_type_ids"])
+    ids, types = pair_encoder.pair_ids(*PAIRS[2])
+    assert len(ids) == 256 and ids[-1] == 102 and types.count(0) == len(pair_encoder.pair_ids(PAIRS[2][0], "x")[0]) - 2
+
+
+def test_pair_features_equal_a_numpy_forward_pass_with_token_types(pair_encoder):
+    from ragkit.embed.layers import encoder_layer, layer_norm, load_config, load_weights
+
+    weights, config = load_weights(), load_config()
+    pooled = pair_encoder.pooled(PAIRS[:2])
+    for n, pair in enumerate(PAIRS[:2]):
+        ids, types = (np.array(v) for v in pair_encoder.pair_ids(*pair))
+        e = "embeddings."
+        x = (weights[e + "word_embeddings.weight"][ids] + weights[e + "position_embeddings.weight"][:len(ids)]
+             + weights[e + "token_type_embeddings.weight"][types])
+        states = layer_norm(x, weights[e + "LayerNorm.weight"], weights[e + "LayerNorm.bias"], 1e-12)[None]
+        for layer in range(6):
+            states = encoder_layer(states, np.ones((1, len(ids))), weights, layer, config)[0]
+        mean = states[0].mean(axis=0)
+        np.testing.assert_allclose(pooled["mean"][n], mean / np.linalg.norm(mean), atol=1e-4)
+        pooler = np.tanh(weights["pooler.dense.weight"] @ states[0, 0] + weights["pooler.dense.bias"])
+        np.testing.assert_allclose(pooled["pooler"][n], pooler, atol=1e-4)
+
+
+def test_pair_features_are_cached_by_pair_and_pooling(pair_encoder):
+    first = pair_encoder.features(PAIRS[:2], "mean")
+    computed = pair_encoder.computed
+    again = pair_encoder.features(PAIRS[1::-1], "mean")  # the same pairs, the other way round: read back
+    assert pair_encoder.computed == computed
+    np.testing.assert_array_equal(again, first[::-1])
+    assert pair_encoder.features(PAIRS[:1], "pooler").shape == (1, 384) and pair_encoder.computed == computed, \
+        "one forward pass cached both poolings"
+    swapped = pair_encoder.features([PAIRS[0][::-1]], "mean")  # query and passage swapped: another pair
+    assert pair_encoder.computed == computed + 1 and not np.allclose(swapped[0], first[0], atol=1e-3)
+
+
+def test_pair_encoder_errors_are_clear(pair_encoder):
+    from ragkit.embed.pairs import PairEncoder
+
+    with pytest.raises(RagkitError, match="pair 1 needs a query and a passage"):
+        pair_encoder.features([PAIRS[0], ("only a query",)])
+    with pytest.raises(RagkitError, match="pair 0 needs a query and a passage"):
+        pair_encoder.pair_ids("", "a passage")
+    with pytest.raises(RagkitError, match="unknown pooling 'cls'"):
+        pair_encoder.features(PAIRS[:1], "cls")
+    with pytest.raises(RagkitError, match="max_length"):
+        PairEncoder(max_length=4)
+    assert pair_encoder.features([], "mean").shape == (0, 384)
 
 
 @pytest.fixture(scope="module")

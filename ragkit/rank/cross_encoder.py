@@ -4,8 +4,9 @@ A bi-encoder embeds query and passage apart and compares vectors; a cross-encode
 passage [SEP]" through every layer and outputs one relevance logit, so it sees which words of the passage
 answer which words of the query (and costs one forward pass per candidate). No weights ship with the course:
 `rerank_model` names a folder in the sentence-transformers / Hugging Face format (for example a saved
-cross-encoder/ms-marco-MiniLM-L6-v2), loaded offline. Left out: downloading models, GPUs, batching across
-queries, and training.
+cross-encoder/ms-marco-MiniLM-L6-v2), loaded offline. Notebook 09b builds this input for the course's own
+model (`ragkit.embed.pairs`) and trains a small head on its output; a model trained on pairs plugs in here.
+Left out: downloading models, GPUs, batching across queries, and training.
 """
 
 from __future__ import annotations

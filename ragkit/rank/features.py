@@ -30,13 +30,14 @@ IDENTIFIER = re.compile(r"[a-z]*\d|[._\-/:]")  # a word with a digit or a joiner
 
 
 def identifiers(text: str) -> list[str]:
-    """The query's words that look like identifiers (they contain a digit or one of . _ - / :).
+    """The query's words that look like identifiers (they contain a digit or one of . _ - / :), once a word's
+    trailing or leading . and : are stripped: "session:" ends a clause, it is no identifier.
 
-    >>> identifiers("getting TS-417 on every call to /v2/sessions")
+    >>> identifiers("ended session: getting TS-417 on every call to /v2/sessions.")
     ['ts-417', '/v2/sessions']
     """
-    found = [word for word in re.findall(r"[\w./:\-]+", text.lower()) if IDENTIFIER.search(word)]
-    return [word.strip(".:") for word in found if word.strip(".:")]
+    words = [word.strip(".:") for word in re.findall(r"[\w./:\-]+", text.lower())]
+    return [word for word in words if word and IDENTIFIER.search(word)]
 
 
 def pair_features(query: str, chunk: Chunk, docs: Sequence[Document]) -> dict[str, float]:
