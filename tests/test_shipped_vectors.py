@@ -100,3 +100,23 @@ def test_re_packing_keeps_the_shipped_vectors_and_writes_nothing_when_a_model_is
         EmbeddingCache(cache, name).save(["new text"], np.zeros((1, 384), dtype=np.float32))
     assert pack_vectors(out, cache)[MODEL_NAME] == 2, "the shipped vector stays beside the new one"
     assert pack_vectors(out, cache, keep=False)[MODEL_NAME] == 1, "keep=False packs the cache alone"
+
+
+def test_pair_packs_hold_notebook_09b_pairs_and_equal_the_model(root, course_docs, course_queries, tmp_path):
+    # notebook 09b reads each dev and test query's hybrid top 15 as pairs; computing them takes minutes cold
+    from ragkit.embed.pairs import PairEncoder
+    from ragkit.pipeline import Pipeline
+    from ragkit.reranking import candidates
+
+    pipe = Pipeline(course_docs, method="hybrid")
+    dev = [q for q in course_queries if q.split == "dev"][:2]
+    rows = candidates(pipe, [q.text for q in dev], 20)[0]
+    pairs = [(q.text, pipe.indexed_texts[i]) for q, row in zip(dev, rows, strict=True) for i in row[:2]]
+    keys = [f"{query}\0{passage}" for query, passage in pairs]
+    fresh = PairEncoder(cache_folder=tmp_path).pooled(pairs)
+    for pooling in ("mean", "pooler"):
+        pack = EmbeddingCache(root / "no-cache-here", f"pairs-{MODEL_NAME}-{pooling}-256",
+                              shipped=root / "data" / "vectors")
+        found, missing = pack.lookup(keys)
+        assert not missing, f"{len(missing)} of notebook 09b's pairs are not shipped ({pooling})"
+        assert np.abs(np.stack(found) - fresh[pooling]).max() <= 1e-4, f"shipped {pooling} pairs differ"

@@ -114,7 +114,8 @@ class Encoder:
         return np.stack(found).astype(np.float32)
 
 
-PACKED_MODELS = (MODEL_NAME, *(f"numpy-{MODEL_NAME}-{pooling}" for pooling in POOLINGS))  # as cached_pooled names them
+PACKED_MODELS = (MODEL_NAME, *(f"numpy-{MODEL_NAME}-{pooling}" for pooling in POOLINGS),  # as cached_pooled names them
+                 *(f"pairs-{MODEL_NAME}-{pooling}-256" for pooling in ("mean", "pooler")))  # as PairEncoder does
 
 
 def pack_vectors(out: str | Path, cache_folder: str | Path | None = None, keep: bool = True) -> dict[str, int]:

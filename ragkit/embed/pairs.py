@@ -10,7 +10,8 @@ pooler output, tanh(W · [CLS] vector + b) (what a BERT cross-encoder's classifi
 was trained to embed one text, not to judge pairs, so these are features for a small trained head, not scores.
 A pair costs a forward pass of up to 256 tokens, so features are cached on disk by (model, pooling, query,
 passage) in the embedding cache's shards (`ragkit.embed.vector_cache`), a shard every few hundred pairs, so
-an interrupted run keeps what it computed. Left out: fine-tuning the encoder (only a head is trained), text
+an interrupted run keeps what it computed; the pairs of notebook 09b ship in `data/vectors/`, as the course's
+vectors do. Left out: fine-tuning the encoder (only a head is trained), text
 beyond `max_length` tokens (the longer side is cut first: the passage, almost always), GPUs, other models.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.cache import cache_dir
+from ragkit.cache import cache_dir, shipped_vectors_dir
 from ragkit.embed.model import MODEL_NAME, model_path, show_progress
 from ragkit.embed.vector_cache import EmbeddingCache
 from ragkit.errors import RagkitError
@@ -127,8 +128,9 @@ class PairEncoder:
         if pooling not in POOLED:
             raise RagkitError(f"unknown pooling {pooling!r} for pairs; choose one of {', '.join(POOLED)}")
         pairs = check_pairs(pairs)
-        caches = {name: EmbeddingCache(self.cache_folder or cache_dir(), f"pairs-{MODEL_NAME}-{name}-{self.max_length}")
-                  for name in POOLED}
+        shipped = None if self.cache_folder else shipped_vectors_dir()  # the course data's pairs ship in data/vectors
+        caches = {name: EmbeddingCache(self.cache_folder or cache_dir(), f"pairs-{MODEL_NAME}-{name}-{self.max_length}",
+                                       shipped=shipped) for name in POOLED}
         keys = [f"{query}\0{passage}" for query, passage in pairs]  # \0: no text holds it, so no two pairs collide
         found, missing = caches[pooling].lookup(keys)
         todo = list(dict.fromkeys(keys[i] for i in missing))
