@@ -55,18 +55,18 @@ def gaps(hybrid, split):
 
     memo = {}
 
-    def compute(context="llm", name="dev", deep=50):
-        if (context, name, deep) not in memo:
+    def compute(context="llm", name="dev", deep=15, method="hybrid"):
+        if (context, name, deep, method) not in memo:
             queries = split(name)
-            rankings = hybrid.using(context=context).rankings([q.text for q in queries], deep)
+            rankings = hybrid.using(context=context, method=method).rankings([q.text for q in queries], deep)
             by_type = {}
             for q, ranking, judgment in zip(queries, rankings, judgments_from_queries(queries, hybrid.docs),
                                             strict=True):
                 answered = [len(set().union(*ranking_hits(ranking[:k], judgment))) / len(judgment.part_gains())
                             for k in (5, deep)]
                 by_type.setdefault(q.type, []).append(answered[1] - answered[0])
-            memo[context, name, deep] = {t: float(np.mean(values)) for t, values in by_type.items()}
-        return memo[context, name, deep]
+            memo[context, name, deep, method] = {t: float(np.mean(values)) for t, values in by_type.items()}
+        return memo[context, name, deep, method]
 
     return compute
 
@@ -84,13 +84,15 @@ def test_check_diagnose_accepts_a_right_answer(gaps, hybrid):
 
 DIAGNOSE_WRONG = {
     "the plain hybrid, not the contextual one": lambda g: largest(g(context="none")),
-    "recall@20, not @50": lambda g: largest(g(deep=20)),
-    "recall@100, not @50": lambda g: largest(g(deep=100)),
+    "recall@20, not @15": lambda g: largest(g(deep=20)),
+    "recall@50, not @15 (the ceiling of the table above)": lambda g: largest(g(deep=50)),
+    "the right type with its recall@50 gap": lambda g: (largest(g())[0], g(deep=50)[largest(g())[0]]),
+    "the dense first stage": lambda g: largest(g(method="dense", context="none")),
     "the right type with the plain hybrid's gap": lambda g: (largest(g())[0], g(context="none")[largest(g())[0]]),
     "the smallest gap": lambda g: min(g().items(), key=lambda item: item[1]),
     "the test split": lambda g: largest(g(name="test")),
     "a percentage, not a share": lambda g: (largest(g())[0], 100 * largest(g())[1]),
-    "recall@5 minus recall@50": lambda g: (largest(g())[0], -largest(g())[1]),
+    "recall@5 minus recall@15": lambda g: (largest(g())[0], -largest(g())[1]),
     "a type the data does not have": lambda g: ("keywords", largest(g())[1]),
 }
 
@@ -161,13 +163,16 @@ def without_special_slip(ops021, slip):
         "12 scores, not 15": lambda: (right[:12], best),
         "the dense first stage's candidates": lambda: (maxsim(query[1:-1], found["dense"][0]),
                                                        top3(maxsim(query[1:-1], found["dense"][0]), found["dense"][1])),
+        "scores rounded to 3 decimals": lambda: (list(np.round(right, 3)), best),
+        "the right scores sorted best first": lambda: (sorted(right, reverse=True), best),
     }[slip]()
 
 
 WITHOUT_SPECIAL_WRONG = ["nothing dropped", "only [CLS] dropped", "only [SEP] dropped", "the sum, not the mean",
                          "every pair's mean, no max", "each chunk token's best query token", "the old top 3",
                          "the top 3 worst first", "the three lowest scores", "12 scores, not 15",
-                         "the dense first stage's candidates"]
+                         "the dense first stage's candidates", "scores rounded to 3 decimals",
+                         "the right scores sorted best first"]
 
 
 @pytest.mark.parametrize("slip", WITHOUT_SPECIAL_WRONG)
@@ -177,17 +182,25 @@ def test_check_without_special_rejects_a_wrong_answer_and_gives_nothing_away(ops
     assert_nothing_given_away([message], scores[:3], best)
 
 
+def test_check_without_special_tells_rounding_and_order_apart(ops021, hybrid):
+    messages = {slip: raised(lambda s=slip: rerank.check_without_special(*without_special_slip(ops021, s), hybrid))
+                for slip in ["scores rounded to 3 decimals", "the right scores sorted best first", "nothing dropped"]}
+    assert len(set(messages.values())) == 3, "rounding, order and a wrong score each get their own message"
+
+
 # ---------------------------------------------------------------- 09b: a head on the passage alone
 
 
 @pytest.fixture(scope="module")
 def passage_alone(hybrid, split):
     """Mean nDCG@10 (or another metric) of each query's top 15 re-ordered by a logistic regression on the
-    candidates' own embeddings, trained on the dev candidates; the keywords vary the slips."""
+    candidates' own embeddings (or on the pairs' [CLS] pooler outputs), trained on the dev candidates; the keywords
+    vary the slips."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
+    from ragkit.embed.pairs import PairEncoder
     from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
     from ragkit.evaluate.tables import per_query_metrics
     from ragkit.reranking import candidates
@@ -196,30 +209,44 @@ def passage_alone(hybrid, split):
     data = {}
     for name in ("dev", "test"):
         queries = split(name)
-        data[name] = (candidates(plain, [q.text for q in queries], 20)[0], judgments_from_queries(queries, plain.docs))
+        data[name] = (queries, candidates(plain, [q.text for q in queries], 20)[0],
+                      judgments_from_queries(queries, plain.docs))
     vectors = plain.chunk_embeddings.astype(np.float64)
+    pair_rows = {}
     models, memo = {}, {}
 
-    def fitted(scale):
-        if scale not in models:
-            rows, judgments = data["dev"]
-            x = np.vstack([vectors[row[:15]] for row in rows])
+    def features(name, pair, row, n):
+        if not pair:
+            return vectors[row]
+        if name not in pair_rows:  # the pairs of every query's top 15, in order, as the notebook's pair head reads them
+            queries, rows, _ = data[name]
+            pair_rows[name] = PairEncoder().features([(q.text, plain.indexed_texts[i])
+                                                      for q, r in zip(queries, rows, strict=True) for i in r[:15]],
+                                                     "pooler").astype(np.float64)
+        return pair_rows[name][15 * n:15 * n + len(row)]
+
+    def fitted(scale, C, tol, pair):
+        if (scale, C, tol, pair) not in models:
+            _, rows, judgments = data["dev"]
+            x = np.vstack([features("dev", pair, row[:15], n) for n, row in enumerate(rows)])
             y = [bool(hit) for row, judgment in zip(rows, judgments, strict=True)
                  for hit in ranking_hits([plain.chunks[i] for i in row[:15]], judgment)]
-            model = LogisticRegression(C=1.0, solver="newton-cholesky")
-            models[scale] = (make_pipeline(StandardScaler(), model) if scale else model).fit(x, y)
-        return models[scale]
+            model = LogisticRegression(C=C, solver="newton-cholesky", tol=tol)
+            models[scale, C, tol, pair] = (make_pipeline(StandardScaler(), model) if scale else model).fit(x, y)
+        return models[scale, C, tol, pair]
 
-    def compute(on="test", scale=True, order=-1, depth=15, metric="ndcg@10", rerank=True):
-        key = (on, scale, order, depth, metric, rerank)
+    def compute(on="test", scale=True, order=-1, depth=15, metric="ndcg@10", rerank=True, C=1.0, tol=1e-10,
+                pair=False):
+        key = (on, scale, order, depth, metric, rerank, C, tol, pair)
         if key not in memo:
-            model = fitted(scale)
-            rows, judgments = data[on]
+            model = fitted(scale, C, tol, pair)
+            _, rows, judgments = data[on]
             rankings = []
-            for row in rows:
+            for n, row in enumerate(rows):
                 head = row[:depth]
                 if rerank:
-                    head = head[np.argsort(order * model.predict_proba(vectors[head])[:, 1], kind="stable")]
+                    probability = model.predict_proba(features(on, pair and depth == 15, head, n))[:, 1]
+                    head = head[np.argsort(order * probability, kind="stable")]
                 rankings.append([plain.chunks[i] for i in np.r_[head, row[depth:]]])
             memo[key] = float(per_query_metrics(rankings, judgments, [metric])[metric].mean())
         return memo[key]
@@ -232,6 +259,11 @@ def passage_expected(hybrid):
     return cross_encoder.passage_alone_ndcg(hybrid)
 
 
+@pytest.fixture(scope="module")
+def passage_slips(hybrid):
+    return cross_encoder.slip_ndcgs(hybrid)
+
+
 def test_check_passage_alone_accepts_a_right_answer(passage_alone, passage_expected, hybrid, monkeypatch):
     assert abs(passage_alone() - passage_expected) < 1e-9, "the check's own answer is the one computed here"
     # passage_expected is the check's own computation: reuse it rather than fitting the head once per call
@@ -240,24 +272,42 @@ def test_check_passage_alone_accepts_a_right_answer(passage_alone, passage_expec
     assert cross_encoder.check_passage_alone(round(passage_alone(), 3), hybrid) == "right"
 
 
+def test_the_slips_the_check_names_are_the_ones_computed_here(passage_alone, passage_slips):
+    computed = {"hybrid": [passage_alone(rerank=False)], "pair head": [passage_alone(pair=True, C=0.01)],
+                "other C": [passage_alone(C=C) for C in (0.001, 0.01, 0.1, 10.0)],
+                "loose tol": [passage_alone(tol=1e-4)]}
+    assert computed.keys() == passage_slips.keys()
+    for name, values in computed.items():
+        assert np.allclose(values, passage_slips[name], rtol=0, atol=1e-9), name
+        assert all(abs(value - passage_alone()) > 1e-3 for value in values), f"{name} is not told apart at 3 decimals"
+
+
 PASSAGE_WRONG = {
-    "the dev split": lambda f: f(on="dev"),
-    "the hybrid's own order": lambda f: f(rerank=False),
-    "lowest probability first": lambda f: f(order=1),
-    "all 20 re-ordered, not 15": lambda f: f(depth=20),
-    "recall@5, not nDCG@10": lambda f: f(metric="recall@5"),
-    "MRR@10, not nDCG@10": lambda f: f(metric="mrr@10"),
-    "not standardised": lambda f: f(scale=False),
-    "a percentage": lambda f: 100 * f(),
+    "the dev split": (lambda f: f(on="dev"), None),
+    "the hybrid's own order": (lambda f: f(rerank=False), "hybrid"),
+    "the head that reads the pair": (lambda f: f(pair=True, C=0.01), "pair head"),
+    "the pair head's C, 0.01": (lambda f: f(C=0.01), "other C"),
+    "C = 0.1": (lambda f: f(C=0.1), "other C"),
+    "scikit-learn's default tolerance": (lambda f: f(tol=1e-4), "loose tol"),
+    "lowest probability first": (lambda f: f(order=1), None),
+    "all 20 re-ordered, not 15": (lambda f: f(depth=20), None),
+    "recall@5, not nDCG@10": (lambda f: f(metric="recall@5"), None),
+    "MRR@10, not nDCG@10": (lambda f: f(metric="mrr@10"), None),
+    "not standardised": (lambda f: f(scale=False), None),
+    "a percentage": (lambda f: 100 * f(), None),
 }
 
 
 @pytest.mark.parametrize("slip", PASSAGE_WRONG, ids=list(PASSAGE_WRONG))
-def test_check_passage_alone_rejects_a_wrong_answer_and_gives_nothing_away(passage_alone, passage_expected, hybrid,
-                                                                           monkeypatch, slip):
+def test_check_passage_alone_rejects_a_wrong_answer_and_gives_nothing_away(passage_alone, passage_expected,
+                                                                           passage_slips, hybrid, monkeypatch, slip):
     monkeypatch.setattr(cross_encoder, "passage_alone_ndcg", lambda pipe: passage_expected)
-    message = raised(lambda: cross_encoder.check_passage_alone(PASSAGE_WRONG[slip](passage_alone), hybrid))
-    assert_nothing_given_away([message], [passage_expected])
+    monkeypatch.setattr(cross_encoder, "slip_ndcgs", lambda pipe: passage_slips)
+    answer, named = PASSAGE_WRONG[slip]
+    message = raised(lambda: cross_encoder.check_passage_alone(answer(passage_alone), hybrid))
+    if named:
+        assert message == cross_encoder.SLIPS[named], "the check names this slip"
+    assert_nothing_given_away([message], [passage_expected], ["1.0", "1e-10", "tol="])
 
 
 # ---------------------------------------------------------------- 09c, exercise 1: a stricter cut
@@ -327,21 +377,23 @@ def test_check_agreement_rejects_a_wrong_answer_and_gives_nothing_away(agreement
 
 @pytest.fixture(scope="module")
 def refusals(hybrid, split):
-    """Per (threshold, rewrite, split): answerable queries refused, refusal precision, recall and F1, by hand."""
+    """Per (threshold, rewrite, split, language): answerable queries refused, all refusals, refusal precision,
+    recall and F1, by hand from the pipeline's refusals ("all" keeps every language)."""
     memo = {}
 
-    def compute(threshold, rewrite, name):
-        if (threshold, rewrite, name) not in memo:
-            queries = split(name, answerable=False)
+    def compute(threshold, rewrite, name, lang="en"):
+        if (threshold, rewrite, name, lang) not in memo:
+            queries = [q for q in split(name, answerable=False) if lang in (q.lang, "all")]
             found = hybrid.using(rerank="llm", threshold=threshold, rewrite=rewrite).retrieve([q.text for q in queries], 5)
             refused, answerable = np.asarray(found.refused), np.array([bool(q.evidence) for q in queries])
             right = int((refused & ~answerable).sum())
             precision = right / refused.sum() if refused.sum() else float("nan")
             recall = right / (~answerable).sum()
             f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else float("nan")
-            memo[threshold, rewrite, name] = {"answerable refused": int((refused & answerable).sum()),
-                                              "precision": precision, "recall": recall, "f1": f1}
-        return memo[threshold, rewrite, name]
+            memo[threshold, rewrite, name, lang] = {"answerable refused": int((refused & answerable).sum()),
+                                                    "refused": int(refused.sum()),
+                                                    "precision": precision, "recall": recall, "f1": f1}
+        return memo[threshold, rewrite, name, lang]
 
     return compute
 
@@ -349,40 +401,57 @@ def refusals(hybrid, split):
 SETTINGS = [(t, r) for t in (2, 3, 4, 5, 6) for r in ("none", "llm")]
 
 
-def chosen(refusals, name="dev", limit=0, by="f1"):
-    allowed = [s for s in SETTINGS if refusals(*s, name)["answerable refused"] <= limit
-               and not np.isnan(refusals(*s, name)[by])]
-    return max(allowed, key=lambda s: refusals(*s, name)[by])
+def chosen(refusals, name="dev", lang="en", limit=0, by="f1"):
+    allowed = [s for s in SETTINGS if refusals(*s, name, lang)["answerable refused"] <= limit
+               and not np.isnan(refusals(*s, name, lang)[by])]
+    return max(allowed, key=lambda s: refusals(*s, name, lang)[by])
+
+
+def on_test(refusals, setting, lang="en"):
+    row = refusals(*setting, "test", lang)
+    return row["f1"], row["answerable refused"]
 
 
 def test_check_stricter_rule_accepts_a_right_answer(refusals, hybrid):
     threshold, rewrite = chosen(refusals)
-    f1 = refusals(threshold, rewrite, "test")["f1"]
-    assert refuse.check_stricter_rule(threshold, rewrite, f1, hybrid) == "right"
-    assert refuse.check_stricter_rule(threshold, rewrite, round(f1, 3), hybrid) == "right"
+    f1, count = on_test(refusals, (threshold, rewrite))
+    assert refuse.check_stricter_rule(threshold, rewrite, f1, count, hybrid) == "right"
+    assert refuse.check_stricter_rule(threshold, rewrite, round(f1, 3), float(count), hybrid) == "right"
 
 
-def stricter_slip(refusals, slip):
+def stricter_slip(refusals, split, slip):
     best = chosen(refusals)
-    test_of = lambda s, k="f1": refusals(*s, "test")[k]  # noqa: E731
+    f1, count = on_test(refusals, best)
+    with_limit = chosen(refusals, limit=int(0.10 * sum(q.lang == "en" for q in split("dev"))))
     return {
-        "section 3's rule, at most 10%": lambda: (*chosen(refusals, limit=16), test_of(chosen(refusals, limit=16))),
-        "the dev F1, not the test F1": lambda: (*best, refusals(*best, "dev")["f1"]),
-        "no rewrite": lambda: (best[0], "none", test_of((best[0], "none"))),
-        "chosen on test": lambda: (*chosen(refusals, "test"), test_of(chosen(refusals, "test"))),
-        "precision, not F1": lambda: (*best, test_of(best, "precision")),
-        "recall, not F1": lambda: (*best, test_of(best, "recall")),
-        "rewrite as True": lambda: (best[0], True, test_of(best)),
-        "the seed's scale, 0.4": lambda: (best[0] / 10, best[1], test_of(best)),
+        "section 3's rule, at most 10%": lambda: (*with_limit, *on_test(refusals, with_limit)),
+        "all queries, not English ones": lambda: (*chosen(refusals, lang="all"),
+                                                  *on_test(refusals, chosen(refusals, lang="all"), "all")),
+        "Chinese queries, not English ones": lambda: (*chosen(refusals, lang="zh"),
+                                                      *on_test(refusals, chosen(refusals, lang="zh"), "zh")),
+        "the dev F1, not the test F1": lambda: (*best, refusals(*best, "dev", "en")["f1"], count),
+        "no rewrite": lambda: (best[0], "none", *on_test(refusals, (best[0], "none"))),
+        "chosen on test": lambda: (*chosen(refusals, "test"), *on_test(refusals, chosen(refusals, "test"))),
+        "precision, not F1": lambda: (*best, refusals(*best, "test", "en")["precision"], count),
+        "recall, not F1": lambda: (*best, refusals(*best, "test", "en")["recall"], count),
+        "the promise taken as kept": lambda: (*best, f1, 0),
+        "every refusal counted, not the answerable ones": lambda: (*best, f1, refusals(*best, "test", "en")["refused"]),
+        "answerable queries refused on all test queries": lambda: (*best, f1, refusals(*best, "test", "all")["answerable refused"]),
+        "rewrite as True": lambda: (best[0], True, f1, count),
+        "the seed's scale, 0.4": lambda: (best[0] / 10, best[1], f1, count),
     }[slip]()
 
 
-STRICTER_WRONG = ["section 3's rule, at most 10%", "the dev F1, not the test F1", "no rewrite", "chosen on test",
-                  "precision, not F1", "recall, not F1", "rewrite as True", "the seed's scale, 0.4"]
+STRICTER_WRONG = ["section 3's rule, at most 10%", "all queries, not English ones", "Chinese queries, not English ones",
+                  "the dev F1, not the test F1", "no rewrite", "chosen on test", "precision, not F1", "recall, not F1",
+                  "the promise taken as kept", "every refusal counted, not the answerable ones",
+                  "answerable queries refused on all test queries", "rewrite as True", "the seed's scale, 0.4"]
 
 
 @pytest.mark.parametrize("slip", STRICTER_WRONG)
-def test_check_stricter_rule_rejects_a_wrong_answer_and_gives_nothing_away(refusals, hybrid, slip):
-    message = raised(lambda: refuse.check_stricter_rule(*stricter_slip(refusals, slip), hybrid))
+def test_check_stricter_rule_rejects_a_wrong_answer_and_gives_nothing_away(refusals, split, hybrid, slip):
+    message = raised(lambda: refuse.check_stricter_rule(*stricter_slip(refusals, split, slip), hybrid))
     best = chosen(refusals)
-    assert_nothing_given_away([message], [refusals(*best, "test")["f1"]], [f"threshold {best[0]}", f"{best[0]} "])
+    f1, count = on_test(refusals, best)   # the count is one digit, so it is looked for in words ("F1" holds a 1)
+    assert_nothing_given_away([message], [f1], [f"threshold {best[0]}", f"{best[0]} ", f"{count} answerable",
+                                                f"refuses {count}", f"refused {count}"])

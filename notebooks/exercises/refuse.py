@@ -1,6 +1,6 @@
 """The checks of notebook 09c's exercises (a language model reranks; rewrite, then refuse): how far the language
-model's scores agree with the judgments on dev at a stricter cut, and a refusal rule that refuses no answerable
-dev query.
+model's scores agree with the judgments on dev at a stricter cut, and a refusal rule, set on the English queries,
+that refuses no answerable English dev query.
 
 Each check takes the learner's answer, then the notebook's `pipe` (the default hybrid), and recomputes what it
 needs from ragkit: the dev and test queries from the course data, the hybrid's top 15, the recorded scores
@@ -93,20 +93,32 @@ def refusal(pipe, threshold: int, rewrite: str, queries: list) -> dict:
     return refusal_row(table["refused"], table["answerable"], table["failure@5"])
 
 
-def check_stricter_rule(threshold, rewrite, f1, pipe=None):
-    """The setting that refuses no answerable dev query with the best refusal F1 on dev, and its test F1."""
+def english(split: str) -> list:
+    """All English queries of one split, answerable or not."""
+    return [q for q in split_queries(split, answerable_only=False) if q.lang == "en"]
+
+
+def check_stricter_rule(threshold, rewrite, f1, answerable_refused, pipe=None):
+    """On the English queries: the setting that refuses no answerable dev query with the best refusal F1 on dev,
+    its refusal F1 on test, and how many answerable test queries it refuses."""
     assert pipe is not None, "the check needs the notebook's pipe"
     assert threshold in THRESHOLDS, "the threshold is not one of the table's (2 to 6)"
     assert rewrite in REWRITES, 'rewrite is "none" or "llm"'
     f1 = number(f1, "the F1")
     assert 0 <= f1 <= 1, "an F1 lies between 0 and 1"
-    dev = split_queries("dev", answerable_only=False)
+    answerable_refused = number(answerable_refused, "the count of answerable queries refused")
+    assert answerable_refused >= 0 and answerable_refused.is_integer(), \
+        "the count of answerable queries refused is not a whole number of queries"
+    dev = english("dev")
     chosen = refusal(pipe, threshold, rewrite, dev)
-    assert chosen["answerable refused"] == 0, "this setting refuses an answerable dev query"
+    assert chosen["answerable refused"] == 0, "this setting refuses an answerable English dev query"
     allowed = [row["f1"] for row in (refusal(pipe, t, r, dev) for t in THRESHOLDS for r in REWRITES)
                if row["answerable refused"] == 0 and not math.isnan(row["f1"])]
     assert chosen["f1"] >= max(allowed) - 1e-12, \
-        "another setting that refuses no answerable dev query has a higher refusal F1 on dev"
-    on_test = refusal(pipe, threshold, rewrite, split_queries("test", answerable_only=False))
-    assert abs(f1 - on_test["f1"]) < 5.1e-4, "the F1 is not this setting's refusal F1 on the test split (3 decimals)"
+        "another setting that refuses no answerable English dev query has a higher refusal F1 on them"
+    on_test = refusal(pipe, threshold, rewrite, english("test"))
+    assert abs(f1 - on_test["f1"]) < 5.1e-4, \
+        "the F1 is not this setting's refusal F1 on the English test queries (3 decimals)"
+    assert answerable_refused == on_test["answerable refused"], \
+        "the count is not the number of answerable English test queries this setting refuses"
     return "right"

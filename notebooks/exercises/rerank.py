@@ -1,5 +1,5 @@
-"""The checks of notebook 09's exercises (rerank): seed 001's diagnose for the contextual hybrid, and MaxSim
-without the special tokens.
+"""The checks of notebook 09's exercises (rerank): seed 001's diagnose for the contextual hybrid at the default
+rerank depth, and MaxSim without the special tokens.
 
 Each check takes the learner's answer, then the notebook's `pipe` (the default hybrid), and recomputes what it
 needs from ragkit: the answerable dev queries from the course data, the contextual hybrid's recall from
@@ -39,19 +39,19 @@ def answerable_dev_queries() -> list:
 
 
 def check_diagnose(query_type, gap, pipe=None):
-    """The query type with the largest gap between the contextual hybrid's recall@50 and recall@5 (dev), and
+    """The query type with the largest gap between the contextual hybrid's recall@15 and recall@5 (dev), and
     that gap."""
     assert pipe is not None, "the check needs the notebook's pipe"
     assert query_type in TYPES, f"{query_type!r} is not one of the six query types of the course data"
     gap = number(gap, "the gap")
     assert 0 <= gap <= 1, "a gap between two recalls of one type lies between 0 and 1"
-    table = pipe.using(method="hybrid", context="llm").evaluate(answerable_dev_queries(), ["recall@5", "recall@50"])
-    means = table.groupby("type")[["recall@5", "recall@50"]].mean()
-    gaps = means["recall@50"] - means["recall@5"]
+    table = pipe.using(method="hybrid", context="llm").evaluate(answerable_dev_queries(), ["recall@5", "recall@15"])
+    means = table.groupby("type")[["recall@5", "recall@15"]].mean()
+    gaps = means["recall@15"] - means["recall@5"]
     assert gaps[query_type] >= gaps.max() - 1e-12, \
-        "another query type has a larger gap between the contextual hybrid's recall@50 and recall@5 on dev"
+        "another query type has a larger gap between the contextual hybrid's recall@15 and recall@5 on dev"
     assert abs(gap - gaps[query_type]) < 5.1e-4, \
-        "the gap is not this type's mean recall@50 minus its mean recall@5 (contextual hybrid, dev, 3 decimals)"
+        "the gap is not this type's mean recall@15 minus its mean recall@5 (contextual hybrid, dev, 3 decimals)"
     return "right"
 
 
@@ -87,8 +87,13 @@ def check_without_special(scores, top3, pipe=None):
     assert np.isfinite(given).all(), "a score is not a finite number"
     assert (np.abs(given) <= 1 + 1e-6).all(), "a mean of cosines lies between −1 and 1"
     expected, best3 = without_special_answer(pipe)
-    assert np.allclose(given, expected, rtol=0, atol=1e-4), \
-        "the scores are not MaxSim of the query's word pieces alone with every token of each candidate"
+    if not np.allclose(given, expected, rtol=0, atol=1e-4):
+        assert not np.allclose(given, expected, rtol=0, atol=5.1e-4), \
+            "the scores are close to the right ones but not within 1e-4: the check wants them unrounded"
+        assert not np.allclose(np.sort(given), np.sort(expected), rtol=0, atol=1e-4), \
+            "these are the right scores, but not in the candidates' first-stage order"
+        raise AssertionError("the scores are not MaxSim of the query's word pieces alone with every token of "
+                             "each candidate")
     assert isinstance(top3, list | tuple) and len(top3) == 3, "the top 3 is a list of three chunk ids"
     assert list(top3) == best3, "these are not the chunk ids of the three highest of these scores, best first"
     return "right"
