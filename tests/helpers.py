@@ -29,3 +29,15 @@ def exercise_checks(topic: str):
     if notebooks not in sys.path:
         sys.path.insert(0, notebooks)
     return importlib.import_module(f"exercises.{topic}")
+
+
+def rejection(check, *answer) -> str:
+    """The message of the AssertionError that `check(*answer)` must raise: it says something, and no solution."""
+    import pytest
+
+    with pytest.raises(AssertionError) as raised:
+        check(*answer)
+    message = str(raised.value)
+    assert message, "every rejection says what is wrong"
+    assert "solution" not in message.lower()
+    return message

@@ -5,20 +5,10 @@ ones, and give no answer away in their messages (each rejection is read for the 
 import re
 
 import pytest
-from helpers import exercise_checks
+from helpers import exercise_checks, rejection
 
 checks = exercise_checks("rag_in_one_page")
 QUERY = "how do I revoke a token?"  # the notebook's `query`
-
-
-def rejection(check, *answer):
-    """The message of the AssertionError that `check(*answer)` must raise: it says something, and no solution."""
-    with pytest.raises(AssertionError) as raised:
-        check(*answer)
-    message = str(raised.value)
-    assert message, "every rejection says what is wrong"
-    assert "solution" not in message.lower()
-    return message
 
 
 def words(text):

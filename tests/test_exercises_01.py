@@ -3,20 +3,10 @@ WordPiece, where the checks use the model's tokenizer library), reject plausible
 away in their messages (each rejection is read for the right answer)."""
 
 import pytest
-from helpers import exercise_checks
+from helpers import exercise_checks, rejection
 
 checks = exercise_checks("tokenization")
 TEXT = "Zoë sent 🙂 and 年假 to José"
-
-
-def rejection(check, *answer):
-    """The message of the AssertionError that `check(*answer)` must raise: it says something, and no solution."""
-    with pytest.raises(AssertionError) as raised:
-        check(*answer)
-    message = str(raised.value)
-    assert message, "every rejection says what is wrong"
-    assert "solution" not in message.lower()
-    return message
 
 
 @pytest.fixture(scope="module")

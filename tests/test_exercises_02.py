@@ -6,22 +6,12 @@ import re
 
 import numpy as np
 import pytest
-from helpers import exercise_checks
+from helpers import exercise_checks, rejection
 
 checks = exercise_checks("embeddings")
 SENTENCE = "Rotate the API key before the old token expires."
 TEXTS = ["how do I revoke a token?", SENTENCE, "Quarterly revenue grew by twelve percent."]
 PAIR = ["dog bites man", "man bites dog"]
-
-
-def rejection(check, *answer):
-    """The message of the AssertionError that `check(*answer)` must raise: it says something, and no solution."""
-    with pytest.raises(AssertionError) as raised:
-        check(*answer)
-    message = str(raised.value)
-    assert message, "every rejection says what is wrong"
-    assert "solution" not in message.lower()
-    return message
 
 
 def unit(vectors):

@@ -12,18 +12,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from exercises.answers import number
+
 DATA = Path(__file__).resolve().parents[2] / "data"
 SLICES = ("all", "en", "zh")
-
-
-def number(value, name: str) -> float:
-    """`value` as a float, or an AssertionError that says it is not one number."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} is not a number") from None
-    assert math.isfinite(value), f"{name} is not a finite number"
-    return value
 
 
 def answerable_test_queries(lang: str) -> list:

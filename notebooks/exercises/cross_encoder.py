@@ -12,10 +12,11 @@ reads the pair, another C, scikit-learn's default tolerance) to say which one it
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
+
+from exercises.answers import number
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 SLIPS = {
@@ -24,16 +25,6 @@ SLIPS = {
     "other C": "this head's penalty strength C is not the one the exercise sets",
     "loose tol": "this head stopped short of the loss's minimum (a looser tolerance than the exercise's head)",
 }
-
-
-def number(value, name: str) -> float:
-    """`value` as a float, or an AssertionError that says it is not one number."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} is not a number") from None
-    assert math.isfinite(value), f"{name} is not a finite number"
-    return value
 
 
 def head_ndcgs(pipe, settings) -> list[float]:

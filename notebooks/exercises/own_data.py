@@ -11,18 +11,10 @@ import math
 from functools import cache
 from pathlib import Path
 
+from exercises.answers import number
+
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo-handbook"
 METHODS = ("dense", "bm25", "hybrid")
-
-
-def number(value, name: str) -> float:
-    """`value` as a float, or an AssertionError that says it is not one number."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} is not a number") from None
-    assert math.isfinite(value), f"{name} is not a finite number"
-    return value
 
 
 @cache

@@ -17,19 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from exercises.answers import number
+
 DATA = Path(__file__).resolve().parents[2] / "data"
 THRESHOLDS = (2, 3, 4, 5, 6)
 REWRITES = ("none", "llm")
-
-
-def number(value, name: str) -> float:
-    """`value` as a float, or an AssertionError that says it is not one number."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} is not a number") from None
-    assert math.isfinite(value), f"{name} is not a finite number"
-    return value
 
 
 @cache

@@ -10,24 +10,15 @@ check never trusts the learner's code.
 
 from __future__ import annotations
 
-import math
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from exercises.answers import number
+
 DATA = Path(__file__).resolve().parents[2] / "data"
 TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual")
-
-
-def number(value, name: str) -> float:
-    """`value` as a float, or an AssertionError that says it is not one number."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise AssertionError(f"{name} is not a number") from None
-    assert math.isfinite(value), f"{name} is not a finite number"
-    return value
 
 
 @cache
