@@ -1,16 +1,21 @@
-"""The widgets, proven in a real browser: JupyterLab runs a notebook in headless Chromium, a slider moves, and
+"""The widgets, proven in a real browser: JupyterLab runs a notebook in headless Chromium, a control moves, and
 what the widget shows changes.
 
 nbval ignores widget views and the widget callbacks are unit-tested on their own, so this test does what a
-learner does. It copies the widget notebooks to a temporary course folder (the committed notebooks are never
-served, so they stay byte-identical), starts JupyterLab from this environment on 127.0.0.1 (a free port, a
-token, no browser, offline), opens each notebook in Debian's chromium driven by Playwright, clears the outputs,
-runs every cell with JupyterLab's Run All command (notebook 11 whole; 05 and 08 up to their last slider, as
-the analysis after it has no widgets and nbval runs it anyway), checks that the widgets rendered live (not as the text
-`VBox(children=...` of an untrusted notebook, not disconnected), presses ArrowRight or ArrowLeft on a
-slider's handle, and waits for the widget's text or plot to change; the kernel's pipeline must then hold the
-slider's value. No errors may reach the browser console. Screenshots go to pytest's tmp folder, and with
-RAGKIT_UPDATE_SCREENSHOTS=1 the README's two go to docs/screenshots/.
+learner does, for every notebook with widgets. It copies the notebooks to a temporary course folder (the
+committed notebooks are never served, so they stay byte-identical), starts JupyterLab from this environment on
+127.0.0.1 (a free port, a token, no browser, offline), and opens each notebook in Debian's chromium driven by
+Playwright. Before anything runs, each widget must show the picture of its last state that
+notebooks/normalize.py saved (not the text `VBox(children=...`), and opening must leave the notebook
+unmodified. Then it clears the outputs and runs every cell with JupyterLab's Run All command: notebook 11
+whole; the others cut to their widget cells and the cells those need (a def-use slice: nbval runs every cell
+anyway, and this keeps the test short). It checks that the widgets rendered live (not as text, not
+disconnected), moves each widget's controls (arrow keys on a slider's handle, a menu's option, text typed in a
+box) and waits for the widget's text or plot to change; the kernel's pipeline must then hold the control's
+value. In the playground it also takes the recovery path: a preset, a refused move whose control goes back to
+the pipeline's value with the reason shown, then another query whose results must follow. No errors may reach
+the browser console. Screenshots go to pytest's tmp folder, and with RAGKIT_UPDATE_SCREENSHOTS=1 the README's go
+to docs/screenshots/.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ from pathlib import Path
 import pytest
 from helpers import stop_process_group
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
+from normalize import CAPTION  # noqa: E402  the line above a widget's picture
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's chromium package: Playwright's own browser download is not used
 TOKEN = "ragkit-browser-test"
@@ -40,13 +48,19 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 PLAYGROUND = "11_playground.ipynb"
 RUN_TIMEOUT = 240  # seconds for Run All; the notebooks take 20-70 s on 2 cores
 STALL = 20  # seconds the kernel may sit idle with cells still unrun before Run All counts as stopped
+STEADY = 3  # polls, 0.25 s apart, that a move's result must stay the same with the kernel idle
 
 
 @dataclass(frozen=True)
 class Move:
-    """Press `key` `presses` times on the handle of the slider labelled `slider` in the code cell whose code
-    contains `code` (or whose output contains the element `has`), then expect what the elements `watch` inside
-    that cell show (text and images) to change, and the kernel expression `kernel` to equal the slider's value."""
+    """Move the control labelled `slider` in the code cell whose code contains `code` (or whose output contains
+    the element `has`): a slider by pressing `key` `presses` times on its handle, a menu (`control="menu"`) by
+    choosing its option `value` (or its option number `presses`), a text box (`control="text"`) by typing
+    `value` and Enter. Then expect what the elements `watch` inside that cell show (text and images) to change,
+    and the kernel expression `kernel` to print `expect` (default: the control's value as shown). A `refused`
+    move must instead leave `watch` as it was, show `refused` in the `status` element and put the control back
+    to its value before the move. `shows`, a kernel expression (`{value}`: the value chosen), prints lines that
+    must each appear in what `watch` shows afterwards."""
 
     slider: str
     presses: int
@@ -56,7 +70,12 @@ class Move:
     has: str = ""
     kernel: str | None = None
     key: str = "ArrowRight"
-    status: str = ""  # an element in the cell that must show no message afterwards
+    status: str = ""  # an element in the cell that must show no message afterwards (or the refusal)
+    control: str = "slider"  # "slider", "menu" or "text"
+    value: str = ""
+    expect: str | None = None
+    refused: str = ""
+    shows: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,40 +87,122 @@ class Case:
     whole: bool = False  # serve every cell; else the cells up to the last one a move's `code` names
 
 
+def cell_names(source: str) -> tuple[set[str], set[str]]:
+    """The names a code cell defines at the notebook's top level (assigned, imported, def, class; not the local
+    names of its functions and comprehensions) and the names it reads anywhere."""
+    import ast
+
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    defined: set[str] = set()
+    read: set[str] = set()
+
+    def visit(node, top: bool) -> None:
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                read.add(node.id)
+            elif isinstance(node.ctx, ast.Store) and top:
+                defined.add(node.id)
+            return
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.update([node.name] if top else [])
+            top = False
+        elif isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            top = False
+        elif isinstance(node, ast.Import | ast.ImportFrom) and top:
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child, top)
+
+    visit(tree, True)
+    return defined, read
+
+
 def served(case: Case) -> dict:
-    """The notebook as the browser gets it: whole, or cut after the last cell with a slider that moves."""
+    """The notebook as the browser gets it: whole, or its widget cells (those a move's `code` names) and the
+    code cells they need: walking back from the last widget cell, each cell that defines a name a later kept
+    cell reads before defining it (a def-use slice; nbval runs every cell anyway, and this keeps the browser
+    test short)."""
     notebook = json.loads((ROOT / "notebooks" / case.notebook).read_text())
     marks = [move.code for move in case.moves if move.code]
     if case.whole or not marks:
         return notebook
-    last = max(i for i, cell in enumerate(notebook["cells"])
-               if cell["cell_type"] == "code" and any(mark in "".join(cell["source"]) for mark in marks))
-    notebook["cells"] = notebook["cells"][:last + 1]
+    cells, kept, needed = notebook["cells"], [], set()
+    for cell in reversed(cells):
+        if cell["cell_type"] != "code":
+            continue
+        defined, read = cell_names("".join(cell["source"]))
+        if any(mark in "".join(cell["source"]) for mark in marks) or (kept and defined & needed):
+            kept.insert(0, cell)
+            needed = (needed - defined) | read
+    notebook["cells"] = cells[:1] + kept  # the title, then the cells that run
     return notebook
 
 
 RANKING = "ranking_widget(pipe"  # notebook 05's query menu, k1 and b sliders over the live ranking
+IMAGE, HTML = ".widget-image", ".widget-html"  # a plot drawn in place (ragkit.widgets.figures), an HTML view
 CASES = [
+    Case("01_tokenization.ipynb", (
+        Move("text", 0, HTML, "the tokens the model gets", code="token_viewer(tokenizer)", control="text",
+             value="Rotate the key after TS-999"),
+    ), docs=None),
+    Case("02_embeddings_and_pooling.ipynb", (
+        Move("layer", 2, IMAGE, "the attention heatmap", code="attention_widget(encoder"),
+        Move("head", 3, IMAGE, "the attention heatmap", code="attention_widget(encoder"),
+        Move("text", 0, IMAGE, "the attention heatmap", code="attention_widget(encoder", control="text",
+             value="Revoke the old token."),
+    ), docs=None),
+    Case("03_similarity_and_vector_search.ipynb", (
+        Move("threshold", 2, f"{HTML}, {IMAGE}", "the refusal figures and the threshold line",
+             code="threshold_widget(pipe, dev", kernel="pipe.config.threshold"),
+    ), docs="03_threshold.png"),
+    Case("04_chunking.ipynb", (
+        Move("threshold", 3, IMAGE, "the similarity curve's cuts", code="threshold_slider(ops"),
+    ), docs=None),
     Case("05_bm25.ipynb", (
         Move("k1", 3, ".widget-output", "the recall@5 line and the ranking table", code=RANKING,
              kernel="pipe.config.k1"),
         Move("b", 3, ".widget-output", "the recall@5 line and the ranking table", code=RANKING,
              kernel="pipe.config.b"),
-        Move("b", 3, ".widget-output", "the length-normalisation curve", code='curve_widget(pipe, "b")',
-             kernel="pipe.config.b"),  # k1's saturation curve is the same widget: rendered, not moved
+        Move("query", 2, ".widget-output", "the ranking table", code=RANKING, control="menu"),
+        Move("k1", 2, IMAGE, "the saturation curve", code='curve_widget(pipe, "k1")', kernel="pipe.config.k1"),
+        Move("b", 3, IMAGE, "the length-normalisation curve", code='curve_widget(pipe, "b")',
+             kernel="pipe.config.b"),
     ), docs="05_bm25_sliders.png"),
+    Case("06_hybrid_search.ipynb", (
+        Move("rrf_k", 2, IMAGE, "the fusion bars", code="fusion_explorer(pipe", kernel="pipe.config.rrf_k"),
+        Move("alpha (dense)", 2, IMAGE, "the fusion bars", code="fusion_explorer(pipe", kernel="pipe.config.alpha"),
+        Move("fusion", 0, IMAGE, "the fusion bars", code="fusion_explorer(pipe", control="menu", value="rrf",
+             kernel="pipe.config.fusion"),
+    ), docs="06_fusion.png"),
+    Case("07_contextual_retrieval.ipynb", (
+        Move("query", 3, ".widget-output", "the before/after rankings", code="picker = widgets.Dropdown",
+             control="menu"),
+    ), docs=None),
     Case("08_mmr.ipynb", (
-        Move("λ", 1, ".widget-output", "the relevance-diversity plot and its marked λ", code="mmr_widget(pipe",
+        Move("λ", 1, IMAGE, "the relevance-diversity plot and its marked λ", code="mmr_widget(pipe",
              kernel="pipe.config.mmr_lambda"),
     ), docs=None if (ROOT / "notebooks" / PLAYGROUND).exists() else "08_mmr_lambda.png"),
+    Case("09_rerank_llm_and_refuse.ipynb", (
+        Move("threshold", 2, f"{HTML}, {IMAGE}", "the refusal figures and the threshold line",
+             code='threshold_widget(pipe.using(rerank="llm")'),
+    ), docs="09_llm_threshold.png"),
 ]
 if (ROOT / "notebooks" / PLAYGROUND).exists():
     METRICS = ".ragkit-playground-metrics"  # the playground's HTML table of dev metrics; `live` is its pipeline
+    STATUS, RESULTS = ".ragkit-playground-status", ".ragkit-playground-results"
+    SEED_TOP_K = 7  # the results seed 003's preset shows
     CASES.append(Case(PLAYGROUND, (
-        Move("k1", 3, METRICS, "the dev metrics table", has=METRICS, kernel="live.config.k1",
-             status=".ragkit-playground-status"),
+        Move("k1", 3, METRICS, "the dev metrics table", has=METRICS, kernel="live.config.k1", status=STATUS),
         Move("mmr_lambda", 6, METRICS, "the dev metrics table", has=METRICS, key="ArrowLeft",  # from 1: MMR off
-             kernel="live.config.mmr_lambda", status=".ragkit-playground-status"),
+             kernel="live.config.mmr_lambda", status=STATUS),
+        # the recovery path: a refused move puts its control back, and the next query's results follow
+        Move("preset", 0, METRICS, "the dev metrics table", has=METRICS, control="menu", value="seed 003's pipeline",
+             kernel="live.config.rerank", expect="llm", status=STATUS),
+        Move("k1", 1, METRICS, "the dev metrics table", has=METRICS, kernel="live.config.k1", status=STATUS,
+             refused="rerank=llm"),  # no recorded language-model scores for the chunks this k1 brings in
+        Move("dev query", 5, RESULTS, "the results", has=METRICS, control="menu", status=STATUS,
+             shows="q = {value!r}.split(': ', 1)[1]\n"  # the option's label is "id: text"
+                   f"print('\\n'.join([q] + [c.chunk_id for c in live.rankings([q], {SEED_TOP_K})[0]]))"),
     ), docs="11_playground.png", docs_until=METRICS, whole=True))
 
 
@@ -148,8 +249,22 @@ VIEWS = f"""() => {{
           reprs: [...w.content.node.querySelectorAll('.jp-OutputArea-output')]
             .map(o => o.innerText).filter(t => /(VBox|HBox|interactive)\\(children=/.test(t))}};
 }}"""
+PICTURES = f"""caption => {{
+  const w = {APP}, mime = 'application/vnd.jupyter.widget-view+json';
+  const outputs = w.content.widgets.filter(c => c.model.type === 'code').flatMap(c => {{
+    const children = [...c.outputArea.node.children];
+    return c.model.outputs.toJSON().map((o, i) => [o, children[i]]);
+  }}).filter(([o]) => o.data && o.data[mime] && o.data['text/html']);
+  const html = o => [].concat(o.data['text/html']).join('');
+  const images = outputs.flatMap(([o, child]) => child ? [...child.querySelectorAll('img')] : []);
+  return {{expected: outputs.length, shown: outputs.filter(([o, c]) => c && c.innerText.includes(caption)).length,
+          saved: outputs.reduce((n, [o]) => n + (html(o).match(/<img /g) || []).length, 0), images: images.length,
+          loaded: images.filter(i => i.complete && i.naturalWidth > 0).length,
+          reprs: outputs.filter(([o, c]) => c && /(VBox|HBox)\\(children=/.test(c.innerText)).length,
+          dirty: w.context.model.dirty}};
+}}"""
 SHOWN = """(cell, selector) => [...cell.querySelectorAll(selector)].map(e => e.innerText + ' '
-  + [...e.querySelectorAll('img')].map(i => i.src).join(' ')).join('\\n')"""
+  + [e, ...e.querySelectorAll('img')].filter(i => i.tagName === 'IMG').map(i => i.src).join(' ')).join('\\n')"""
 EXECUTE = f"""async code => {{
   const future = {APP}.sessionContext.session.kernel.requestExecute({{code, store_history: false}});
   let out = '';
@@ -181,16 +296,14 @@ class Lab:
     log: Path
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """JupyterLab from this environment, serving copies of the notebooks (and the data beside them)."""
-    if missing():
-        pytest.fail(f"in CI the browser test must run: {missing()}")
-    folder = tmp_path_factory.mktemp("browser")
+@contextlib.contextmanager
+def lab_server(folder: Path, notebooks: dict[str, dict]):
+    """JupyterLab from this environment in `folder`, serving `notebooks` (name: notebook) beside the course
+    data, until the block ends. The redraw benchmark (benchmarks/redraw.py) uses it too."""
     course = folder / "course"
     (course / "notebooks").mkdir(parents=True)
-    for case in CASES:
-        (course / "notebooks" / case.notebook).write_text(json.dumps(served(case), ensure_ascii=False))
+    for name, notebook in notebooks.items():
+        (course / "notebooks" / name).write_text(json.dumps(notebook, ensure_ascii=False))
     (course / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the notebooks read ../data
     (course / "notebooks" / "exercises").symlink_to(ROOT / "notebooks" / "exercises", target_is_directory=True)
     settings = {  # no news or update prompts (offline), and every cell in the page
@@ -223,23 +336,45 @@ def lab(tmp_path_factory):
                 api(f"{url}/api/status")
                 break
             except OSError:
-                assert server.poll() is None, f"JupyterLab exited with {server.returncode}:\n{log.read_text()}"
+                if server.poll() is not None:
+                    raise RuntimeError(f"JupyterLab exited with {server.returncode}:\n{log.read_text()}") from None
         else:
-            pytest.fail(f"JupyterLab did not answer on {url} within 60 s:\n{log.read_text()}")
+            raise RuntimeError(f"JupyterLab did not answer on {url} within 60 s:\n{log.read_text()}")
         yield Lab(url, log)
     finally:
         stop_process_group(server, grace=20)
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium, headless, driven by Playwright, until the block ends."""
     from playwright.sync_api import sync_playwright
 
     args = ["--disable-dev-shm-usage"] + (["--no-sandbox"] if os.geteuid() == 0 else [])  # root: no sandbox
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args, timeout=60_000)
-        yield chromium
-        chromium.close()
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args, timeout=60_000)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab from this environment, serving copies of the notebooks (and the data beside them)."""
+    if missing():
+        pytest.fail(f"in CI the browser test must run: {missing()}")
+    try:
+        with lab_server(tmp_path_factory.mktemp("browser"), {case.notebook: served(case) for case in CASES}) as lab:
+            yield lab
+    except RuntimeError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as browser:
+        yield browser
 
 
 def open_notebook(page, lab: Lab, notebook: str) -> None:
@@ -303,6 +438,23 @@ def check_widgets_render(page, notebook: str, when: str) -> None:
     assert views["disconnected"] == 0, f"{notebook} {when}: {views['disconnected']} widgets are disconnected"
 
 
+def check_pictures(page, notebook: str) -> int:
+    """Before anything runs, every widget output that carries a picture (notebooks/normalize.py) shows it:
+    the caption, and its images loaded, no `VBox(children=...` text; and opening the notebook changed nothing.
+    Returns how many pictures there are."""
+    caption = CAPTION.split(":")[0]
+    deadline = time.monotonic() + 20
+    while True:
+        seen = page.evaluate(PICTURES, caption)
+        if seen["shown"] == seen["expected"] and seen["loaded"] == seen["images"] == seen["saved"]:
+            break
+        assert time.monotonic() < deadline, f"{notebook}: the widget pictures did not all show before running: {seen}"
+        time.sleep(0.25)
+    assert not seen["reprs"], f"{notebook}: {seen['reprs']} widget outputs show as text before running"
+    assert not seen["dirty"], f"{notebook}: opening it marked it modified (run notebooks/normalize.py)"
+    return seen["expected"]
+
+
 def shown(cell, move: Move) -> str:
     return cell.evaluate(SHOWN, move.watch)
 
@@ -313,50 +465,110 @@ def digest(text: str) -> str:
     return words if len(words) < 700 else words[:700] + "…"
 
 
-def move_slider(page, notebook: str, move: Move):
-    """Press the keys on the slider's handle; wait until what the cell shows changed and settled. Returns the
-    cell."""
+CONTROLS = {"slider": ".widget-slider", "menu": ".widget-dropdown", "text": ".widget-text, .widget-textarea"}
+
+
+def control_in(page, notebook: str, move: Move):
+    """The cell of the move, and the control in it labelled `move.slider`."""
     cells = page.locator(".jp-CodeCell")
     cell = cells.filter(has_text=move.code) if move.code else cells.filter(has=page.locator(move.has))
     assert cell.count() == 1, f"{notebook}: expected one cell with {move.code or move.has}, found {cell.count()}"
     label = page.locator(".widget-label", has_text=re.compile(rf"^{re.escape(move.slider)}$"))
-    slider = cell.locator(".widget-slider").filter(has=label)
-    assert slider.count() == 1, f"{notebook}: expected one slider labelled {move.slider!r} in the cell"
+    control = cell.locator(CONTROLS[move.control]).filter(has=label)
+    assert control.count() == 1, f"{notebook}: expected one {move.control} labelled {move.slider!r} in the cell"
+    return cell, control
+
+
+def control_value(control, move: Move) -> str:
+    """What the control shows: a slider's readout, a menu's chosen option, a text box's text."""
+    if move.control == "slider":
+        return control.locator(".widget-readout").inner_text()
+    if move.control == "menu":
+        return control.locator("select").evaluate("s => s.options[s.selectedIndex].text").replace("\xa0", " ")
+    return control.locator("input, textarea").input_value()
+
+
+def operate(control, move: Move) -> str:
+    """Move the control; returns the value chosen (a menu's option label, the text typed, or "")."""
+    if move.control == "slider":
+        handle = control.locator(".noUi-handle")
+        handle.focus()
+        for _ in range(move.presses):
+            handle.press(move.key)
+        return ""
+    if move.control == "menu":
+        select = control.locator("select")
+        chosen = select.select_option(label=move.value.replace(" ", "\xa0")) if move.value else \
+            select.select_option(index=move.presses)
+        label = select.evaluate("(s, v) => [...s.options].find(o => o.value === v).text", chosen[0])
+        return label.replace("\xa0", " ")  # ipywidgets shows a menu's spaces as no-break spaces
+    box = control.locator("input, textarea")
+    box.fill(move.value)
+    box.press("Enter" if move.control == "text" and box.evaluate("e => e.tagName") == "INPUT" else "End")
+    return move.value
+
+
+def move_slider(page, notebook: str, move: Move):
+    """Move the control; wait until what the cell shows changed (a refused move: until the status says why) and
+    settled, then check the control, the kernel and the status. Returns the cell."""
+    cell, control = control_in(page, notebook, move)
     cell.scroll_into_view_if_needed()
-    readout = slider.locator(".widget-readout")
-    start, before = readout.inner_text(), shown(cell, move)
-    assert before.strip(), f"{notebook}: {move.what} is not on screen before the slider moves"
-    handle = slider.locator(".noUi-handle")
-    handle.focus()
-    for _ in range(move.presses):
-        handle.press(move.key)
+    start, before = control_value(control, move), shown(cell, move)
+    assert before.strip(), f"{notebook}: {move.what} is not on screen before {move.slider} moves"
+    chosen = operate(control, move)
     deadline, last, steady = time.monotonic() + 60, None, 0
-    while time.monotonic() < deadline:  # changed, and the same for 1 s with the kernel idle
+
+    def done(now: str) -> bool:
+        if move.refused:
+            return move.refused in cell.locator(move.status).inner_text()
+        return now != before
+
+    while time.monotonic() < deadline:  # changed, and the same for STEADY polls with the kernel idle
         time.sleep(0.25)
         now = shown(cell, move)
         idle = page.evaluate(f"() => {APP}.sessionContext.session.kernel.status") == "idle"
-        steady = steady + 1 if now == last and now != before and idle else 0
+        steady = steady + 1 if now == last and done(now) and idle else 0
         last = now
-        if steady >= 4:
+        if steady >= STEADY:
             break
-    end = readout.inner_text()
-    assert end != start, f"{notebook}: pressing {move.key} {move.presses}× on {move.slider} left it at {start}"
-    assert last != before, (f"{notebook}: after {move.slider} moved from {start} to {end}, expected {move.what} "
-                            f"to change on screen; it still shows:\n{digest(last)}")
-    assert steady >= 4, f"{notebook}: {move.what} kept changing for 60 s after {move.slider} moved to {end}"
-    if move.kernel:  # the slider reached the pipeline in the kernel
+    end = control_value(control, move)
+    if move.refused:
+        message = cell.locator(move.status).inner_text().strip()
+        assert move.refused in message, f"{notebook}: after {move.slider} moved, expected a refusal; the status " \
+                                        f"says: {message!r}"
+        assert end == start, f"{notebook}: {move.slider} was refused but shows {end}, not the pipeline's {start}"
+        assert last == before, f"{notebook}: a refused {move.slider} changed {move.what}:\n{digest(last)}"
+        assert steady >= STEADY, f"{notebook}: {move.what} kept changing for 60 s after {move.slider} was refused"
+    else:
+        assert end != start, f"{notebook}: moving {move.slider} ({move.control}) left it at {start}"
+        assert last != before, (f"{notebook}: after {move.slider} moved from {start} to {end}, expected {move.what} "
+                                f"to change on screen; it still shows:\n{digest(last)}")
+        assert steady >= STEADY, f"{notebook}: {move.what} kept changing for 60 s after {move.slider} moved to {end}"
+    if move.kernel:  # the control reached the pipeline in the kernel (a refused one: the pipeline kept its value)
         value = page.evaluate(EXECUTE, f"print({move.kernel})")
-        assert re.fullmatch(r"-?[\d.]+(e-?\d+)?", value) and abs(float(value) - float(end)) < 1e-6, (
-            f"{notebook}: the slider {move.slider} shows {end}, but the kernel's {move.kernel} is {value}")
-    if move.status:
+        if move.expect is not None:
+            assert value == move.expect, f"{notebook}: after {move.slider} moved, {move.kernel} is {value}"
+        elif move.control == "slider":
+            assert re.fullmatch(r"-?[\d.]+(e-?\d+)?", value) and abs(float(value) - float(end)) < 1e-6, (
+                f"{notebook}: the slider {move.slider} shows {end}, but the kernel's {move.kernel} is {value}")
+        else:
+            assert value == end, f"{notebook}: {move.slider} shows {end}, but the kernel's {move.kernel} is {value}"
+    if move.status and not move.refused:
         message = cell.locator(move.status).inner_text().strip()
         assert not message, f"{notebook}: after {move.slider} moved to {end} the widget says: {message}"
+    if move.shows:  # what the kernel computes for the value chosen is what the screen shows
+        expected = page.evaluate(EXECUTE, move.shows.format(value=chosen)).splitlines()
+        assert len(expected) > 1, f"{notebook}: the check {move.shows!r} printed {expected}"
+        missing = [line for line in expected if line not in last]
+        assert not missing, (f"{notebook}: after {move.slider} chose {chosen!r}, {move.what} lack {missing}; "
+                             f"they show:\n{digest(last)}")
     return cell
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.notebook.removesuffix(".ipynb") for case in CASES])
 def test_sliders_redraw_the_widgets_in_a_browser(case, lab, browser, tmp_path):
-    """Run All, every widget drawn live, each slider move redraws its widget and reaches the kernel."""
+    """Pictures before running, then Run All, every widget drawn live, each move redraws its widget and reaches
+    the kernel."""
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
     page.set_default_timeout(30_000)
     problems, cells, clock = [], [], [time.monotonic()]
@@ -364,6 +576,9 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, browser, tmp_path):
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     try:
         open_notebook(page, lab, case.notebook)
+        if check_pictures(page, case.notebook):
+            page.locator(".jp-CodeCell").filter(has_text=CAPTION.split(":")[0]).first.screenshot(
+                path=tmp_path / "before-running.png")
         clock.append(time.monotonic())
         run_all(page, case.notebook)
         clock.append(time.monotonic())

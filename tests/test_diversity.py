@@ -123,5 +123,8 @@ def test_the_slider_says_beside_itself_that_it_configures_the_pipeline(course_do
     slider, note = box.children[:2]
     assert slider.description == "λ" and "pipe.config.mmr_lambda" in note.value and "configures" in note.value
     assert pipe.config.mmr_lambda == 0.9, "showing the slider sets the pipeline's λ, as the line says"
+    image, before = box.children[2], bytes(box.children[2].value)
     slider.value = 0.5
     assert pipe.config.mmr_lambda == 0.5
+    assert bytes(image.value) != before and bytes(image.value)[:4] == b"\x89PNG", "the marked λ moves in place"
+    assert int(slider.layout.width.removesuffix("px")) >= 400, "a long slider: a drag moves it in small steps"

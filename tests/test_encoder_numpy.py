@@ -204,10 +204,30 @@ def test_show_attention_draws_the_heatmap(numpy_encoder):
 
 def test_attention_widget_wires_text_layer_and_head(numpy_encoder):
     widget = attention_widget(numpy_encoder, "a key")
-    text, layer, head = widget.children[:3]
+    text, layer, head, image = widget.children
     assert (text.value, layer.max, head.max) == ("a key", 5, 11), "sliders cover 6 layers and 12 heads"
-    layer.value, head.value = 4, 7  # moving a slider re-runs the callback without error
+    pictures = [bytes(image.value)]
+    for control, value in ((layer, 4), (head, 7), (text, "rotate the key")):
+        control.value = value
+        pictures.append(bytes(image.value))
+    assert len(set(pictures)) == 4, "each move redraws the heatmap"
     matplotlib.pyplot.close("all")
+
+
+def test_the_widget_shows_the_heatmap_of_the_layer_and_head_chosen(numpy_encoder, monkeypatch):
+    from ragkit.widgets import attention
+
+    drawn = []
+    monkeypatch.setattr(attention, "show_figure", lambda image, figure, moving=None: drawn.append(
+        (figure.axes[0].get_title(), figure.axes[0].images[0].get_array().copy())))
+    widget = attention.attention_widget(numpy_encoder, "a key")
+    widget.children[1].value = 2
+    widget.children[2].value = 5
+    _, expected = attention_map(numpy_encoder, "a key", layer=2, head=5)
+    assert drawn[-1][0] == "layer 2, head 5" and np.array_equal(drawn[-1][1], expected), "the chosen head's map"
+    calls = len(drawn)
+    widget.children[1].value = 3
+    assert len(drawn) == calls + 1 and np.array_equal(drawn[-1][1], attention_map(numpy_encoder, "a key", 3, 5)[1])
 
 
 # --- bad input ------------------------------------------------------------------------------------------

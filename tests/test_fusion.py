@@ -252,10 +252,28 @@ def test_widget_builds_and_redraws_on_a_slider_change(course_pipe, course_querie
     dev = [q for q in course_queries if q.split == "dev" and q.evidence][:30]
     pipe = course_pipe.using()
     box = fusion_explorer(pipe, dev, k=1)
-    rrf_k, alpha, fusion = box.children[0].children
-    rrf_k.value, alpha.value, fusion.value = 10, 0.8, "zscore"   # each change calls the redraw callback
-    assert (pipe.config.rrf_k, pipe.config.alpha, pipe.config.fusion) == (10, 0.8, "zscore"), \
+    (rrf_k, alpha, fusion), image = box.children[0].children, box.children[1]
+    pictures = [bytes(image.value)]
+    for control, value in ((rrf_k, 10), (alpha, 0.8), (fusion, "weighted")):
+        control.value = value  # each change calls the redraw callback
+        pictures.append(bytes(image.value))
+    assert (pipe.config.rrf_k, pipe.config.alpha, pipe.config.fusion) == (10, 0.8, "weighted"), \
         "the sliders and the menu drive the pipeline"
+    assert len(set(pictures)) == 4, "every change redraws the bars"
+    assert all(int(s.layout.width.removesuffix("px")) >= 400 for s in (rrf_k, alpha)), "long sliders"
+
+
+def test_the_bars_move_in_place():
+    from ragkit.widgets.fusion import fusion_bars, update_fusion_bars
+
+    table = pd.DataFrame({"dense": [0.5, 0.4], "rrf": [0.7, 0.5], "zscore": [0.6, 0.45]}, index=["factoid", "all"])
+    ax = fusion_bars(table, "rrf")
+    patches = list(ax.patches)
+    update_fusion_bars(ax, table.assign(rrf=[0.2, 0.3]), "zscore")
+    assert list(ax.patches) == patches, "the same bars, not new ones"
+    assert [bar.get_width() for bar in ax.containers[1]] == [0.2, 0.3], "the rrf bars got their new lengths"
+    assert [bar.get_hatch() for bar in ax.patches] == [None, None, None, None, "//", "//"], "only zscore hatched"
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["zscore (pipe)", "rrf", "dense"]
 
 
 def test_hybrid_on_the_course_data(course_pipe, course_queries):

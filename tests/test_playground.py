@@ -2,6 +2,7 @@
 measures, combinations without recordings are refused in one line with the last good results kept, a new
 chunking reports progress, and the widget drives the pipeline."""
 
+import html
 import re
 import zlib
 
@@ -23,14 +24,17 @@ from ragkit.widgets.playground import (
     preset_settings,
     unavailable,
 )
+from ragkit.widgets.playground_layout import LOADING, WIDTHS, control_kind, control_rows, model_load_needed
 from ragkit.widgets.playground_view import (
     CONTROLS,
     METRICS,
     control_value,
+    excerpt,
     knob_values,
     language_metrics,
     marked_text,
     metrics_html,
+    result_html,
     results_html,
 )
 
@@ -250,7 +254,74 @@ def test_results_mark_the_evidence_the_labels_know(course):
     assert marks and all(any(mark in quote for quote in quotes) for mark in marks), "only evidence is marked"
     assert any(mark in quotes for mark in marks), "a quote the chunk holds whole is marked whole"
     assert "<mark>" not in results_html(pipe, query.text, 5), "a free-text query has no labels to mark"
-    assert results_html(pipe.using(threshold=50.0), query.text, 5).startswith("<p>Refused")
+    refused = results_html(pipe.using(threshold=50.0), query.text, 5)
+    assert "<p>Refused" in refused and f"results for: <b>{query.text}</b>" in refused
+
+
+def test_excerpt_by_hand():
+    text = "Intro line.\n\n" + "filler " * 60 + "Keys rotate every 90 days.\n\nMore text follows here. " * 5
+    at = text.index("every")
+    shown = excerpt(text, 1000, [(1000 + at, 1000 + at + 13)], width=80)
+    assert shown.startswith("… ") and shown.endswith(" …") and "<mark>every 90 days</mark>" in shown
+    assert shown.index("<mark>") < 40, "the evidence comes early in the excerpt, after a little context"
+    assert "\n" not in shown and "  " not in shown, "white space collapsed: one line"
+    assert excerpt("a\n\nb", 0, []) == "a b", "a short text whole, no cut marks"
+    assert excerpt("x " * 200, 0, [(0, 1)], width=20) == "<mark>x</mark> x x x x x x x x x …", "cut at a word"
+    assert excerpt("ab", 0, [(5, 9)]) == "ab", "evidence outside the text: from the beginning"
+
+
+def test_one_result_is_one_header_line_an_excerpt_and_the_whole_text_on_a_click():
+    from ragkit.chunk.base import Chunk
+
+    unit = Chunk("keys#2", "keys", 50, 120, "## Keys\n\n\nRotate <them> every 90 days.\n\nOld keys stop.")
+    shown = result_html(2, unit, "score 0.812", "✗ judged not relevant", [(74, 87)])
+    header = re.search(r"<div><b>2\. keys#2</b> · score 0.812 · <b style='color:#b42318'>✗ judged not relevant</b>"
+                       r"</div>", shown)
+    assert header, shown
+    summary = re.search(r"<summary[^>]*>(.*?)</summary>", shown).group(1)
+    assert summary == "## Keys Rotate &lt;them&gt; <mark>every 90 days</mark>. Old keys stop."
+    whole = re.search(r"white-space:pre-line[^>]*>(.*?)</div>", shown, flags=re.S).group(1)
+    assert whole == "## Keys\nRotate &lt;them&gt; <mark>every 90 days</mark>.\nOld keys stop.", "no blank lines"
+    assert "✓" not in result_html(1, unit, "score 1.000", "", []) and "#999" in result_html(1, unit, "s", "", [])
+
+
+def test_twenty_results_stay_compact(course):
+    pipe, dev = course
+    query = next(q for q in dev if q.query_id == "api-001")
+    shown = results_html(pipe.using(), query.text, 20, judgments_from_queries([query], pipe.docs)[0])
+    assert shown.count("class='ragkit-result'") == 20 and shown.count("<summary") == 20
+    summaries = re.findall(r"<summary[^>]*>(.*?)</summary>", shown)
+    assert all(len(html.unescape(re.sub(r"<[^>]+>", "", text))) <= 245 for text in summaries), "two lines at most"
+    assert "pre-wrap" not in shown, "no raw double-spaced text"
+    assert shown.startswith(f"<div class='ragkit-results-query' style='color:#555'>results for: <b>{query.text}")
+
+
+# ---- the layout
+
+def test_control_rows_hold_every_control_once_under_its_stage_and_fit_the_notebook():
+    rows = control_rows()
+    assert [name for _, names in rows for name in names] == [name for g in CONTROLS.values() for name in g]
+    for stage, names in rows:
+        assert names and all(name in CONTROLS[stage] for name in names), "each row names its own stage"
+        assert sum(WIDTHS[control_kind(CONTROLS[stage][name])] for name in names) <= 880, names
+    assert [stage for stage, _ in rows].count("chunking") > 1, "chunking's seven controls take several rows"
+    assert control_rows({"s": {"a": None, "b": None, "c": None}}, room=500) == [("s", ["a", "b"]), ("s", ["c"])]
+
+
+def test_the_model_load_is_said_only_when_a_query_needs_it(tmp_path):
+    from types import SimpleNamespace
+
+    from ragkit.embed.model import Encoder
+
+    cold = Encoder(cache_folder=tmp_path)  # nothing cached, the model not loaded
+    pipe = SimpleNamespace(encoder=cold, config=SimpleNamespace(method="dense"))
+    assert model_load_needed(pipe, "how do I rotate keys")
+    cold.cache.save(["how do I rotate keys"], np.ones((1, 384), np.float32))
+    assert not model_load_needed(pipe, " how do I rotate  keys "), "a cached query needs no model"
+    assert not model_load_needed(SimpleNamespace(encoder=cold, config=SimpleNamespace(method="bm25")), "new words")
+    cold._model = object()
+    assert not model_load_needed(pipe, "new words"), "the model is loaded already"
+    assert not model_load_needed(SimpleNamespace(encoder=HashEncoder(), config=pipe.config), "x"), "no model"
 
 
 def test_metrics_html_shows_three_decimals_and_the_knobs_moved():
@@ -371,3 +442,13 @@ def test_the_widget_drives_the_pipeline(course):
     assert results.value != before and status.value.endswith("></div>"), "other controls stay live"
     find(ui, "rrf_k").value = 40.0
     assert find(ui, "preset").value == "custom", "a knob left the preset"
+    said = []
+    status.observe(lambda change: said.append(change["new"]), names="value")
+    find(ui, "method").value = "hybrid"
+    assert LOADING not in "".join(said), "a labelled query's vector is shipped: no model to load"
+    needs = model_load_needed(pipe, "which keys rotate on tuesdays")
+    find(ui, "query").value = "which keys rotate on tuesdays"
+    assert (LOADING in "".join(said)) == needs, "the model load is said when the query needs it"
+    labels = [row.children[0].value for row in ui.children[1:] if isinstance(getattr(row, "children", [None])[0],
+                                                                            type(status))]
+    assert labels.count("<b>chunking</b>") > 1 and labels[-1] == "<b>refusal</b>", "every row names its stage"

@@ -21,7 +21,7 @@ from ragkit.chunk.semantic import adjacent_similarities, guarded_bounds, semanti
 from ragkit.chunk.sentences import sentence_spans  # noqa: E402
 from ragkit.corpus import Document  # noqa: E402
 from ragkit.errors import RagkitError  # noqa: E402
-from ragkit.widgets.semantic import cut_view, plot_similarity_curve, threshold_slider  # noqa: E402
+from ragkit.widgets.semantic import cut_view, plot_similarity_curve, show_view, threshold_slider  # noqa: E402
 
 
 class TopicEncoder:
@@ -200,12 +200,21 @@ def test_plot_and_slider_redraw():
     view = {"threshold": 0.5, "cuts": [1], "borders": [1], "sizes": [10, 10]}
     fig, ax = plt.subplots()
     plot_similarity_curve(ax, similarities, {"gap": 0.5, "percentile": 0.3}, view, title="t")
-    assert len(ax.lines) == 5, "curve, two rule lines, the slider threshold and one border"
+    assert len(ax.lines) == 4, "curve, two rule lines and the slider's threshold"
+    cuts, borders = ax.collections
+    assert cuts.get_offsets().tolist() == [[1.0, 0.2]] and len(borders.get_segments()) == 1
+    show_view(ax, similarities, {"threshold": 0.85, "cuts": [1, 2], "borders": [], "sizes": [20]}, "moved")
+    assert list(ax.lines[3].get_ydata()) == [0.85, 0.85] and ax.get_title() == "moved"
+    assert cuts.get_offsets().tolist() == [[1.0, 0.2], [2.0, 0.8]] and borders.get_segments() == []
+    assert "threshold 0.85" in [text.get_text() for text in ax.get_legend().get_texts()]
+    assert len(ax.lines) == 4 and len(ax.collections) == 2, "moved in place: nothing drawn twice"
     plt.close(fig)
     slider_box = threshold_slider(make_doc(TWO_TOPICS), TopicEncoder(), min_size=0)
-    slider = slider_box.children[0]
-    slider.value = 0.95  # triggers the redraw callback; it must not raise
-    assert slider.value == 0.95
+    slider, image = slider_box.children
+    before = image.value
+    slider.value = 0.95
+    assert image.value != before and image.value[:4] == b"\x89PNG", "a move gives the plot new pixels"
+    assert int(slider.layout.width.removesuffix("px")) >= 400, "a long slider: a drag moves it in small steps"
     plt.close("all")
 
 

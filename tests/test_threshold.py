@@ -10,7 +10,8 @@ from sklearn.metrics import precision_score, recall_score
 from ragkit.errors import RagkitError
 from ragkit.evaluate.refusal import best_threshold, refusal_table, threshold_summary, threshold_sweep
 from ragkit.rank.refuse import refusals
-from ragkit.widgets.threshold import threshold_figure, threshold_update, threshold_widget
+from ragkit.widgets.figures import figure_png
+from ragkit.widgets.threshold import refusal_line, threshold_figure, threshold_update, threshold_widget
 
 matplotlib.use("Agg")
 
@@ -140,15 +141,45 @@ def test_threshold_update_sets_the_pipeline_and_the_numbers_follow(course_case):
     assert len(refused) == int((top < 0.3).sum()), "the pipeline returns nothing for a refused query"
 
 
+def expected_line(top, answerable, failure, threshold):
+    """The widget's line, rebuilt from the independently computed refusal table and counts."""
+    row = refusal_table(top, answerable, failure, threshold)
+    return refusal_line({**row, "queries": len(top), "answerable": int(np.sum(answerable))})
+
+
+def test_refusal_line_says_which_queries_it_refuses():
+    row = {"threshold": 0.36, "queries": 187, "answerable": 165, "refused": 14, "answerable refused": 12,
+           "precision": 0.143, "recall": 0.091, "accuracy": 0.829, "answered failure@5": 0.397}
+    assert refusal_line(row).startswith("threshold 0.36: refuses 14 of the 187 queries: 2 of the 22 unanswerable "
+                                        "ones and 12 of the 165 answerable ones; refusal precision 0.143, recall")
+    everything = {**row, "refused": 186, "answerable refused": 164}
+    assert "refuses 186 of the 187 queries: 22 of the 22 unanswerable ones and 164 of the 165 answerable ones" \
+        in refusal_line(everything), "no doubt left whether 164 counts the answerable queries or those refused"
+
+
 def test_widget_drives_the_pipeline(course_case):
     pipe, dev, top, answerable, failure = course_case
     pipe = pipe.using()
     thresholds = [0.1, 0.3, 0.5, 0.7]
     widget = threshold_widget(pipe, dev, thresholds, value=0.3)
-    slider, numbers, _ = widget.children
-    assert numbers.value == threshold_summary(refusal_table(top, answerable, failure, 0.3), len(dev)), "initial text"
+    slider, numbers, image = widget.children
+    assert numbers.value == expected_line(top, answerable, failure, 0.3), "initial text"
+    before = image.value
     slider.value = 0.5
     assert pipe.config.threshold == 0.5, "the slider sets the pipeline's threshold"
-    assert numbers.value == threshold_summary(refusal_table(top, answerable, failure, 0.5), len(dev)), "after a move"
+    assert numbers.value == expected_line(top, answerable, failure, 0.5), "after a move"
+    assert image.value != before and image.value[:4] == b"\x89PNG", "the plot's pixels change in place"
     assert (slider.min, slider.max) == (0.1, 0.7), "the slider spans the swept thresholds"
+    assert int(slider.layout.width.removesuffix("px")) >= 400, "a long slider: a drag moves it in small steps"
+
+
+def test_the_widget_moves_the_threshold_line_of_the_figure_it_drew():
+    sweep = threshold_sweep(TOP, ANSWERABLE, FAILURE, [0.1, 0.3, 0.5, 0.7])
+    figure = threshold_figure(sweep, 0.3)
+    line = next(line for line in figure.axes[0].lines if line.get_label() == "_threshold")
+    assert list(line.get_xdata()) == [0.3, 0.3]
+    drawn = figure_png(figure)
+    line.set_xdata([0.5, 0.5])
+    assert figure_png(figure) != drawn, "moving the line changes the picture"
+    assert "_threshold" not in [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
     matplotlib.pyplot.close("all")

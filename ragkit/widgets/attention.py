@@ -1,7 +1,9 @@
 """The attention heatmap of notebook 02, and a widget with layer and head sliders.
 
 `attention_map` and `plot_attention` are plain functions (unit-tested); `attention_widget` only wires
-ipywidgets to them. Left out: attention rollout and head averaging.
+ipywidgets to them: it runs the encoder once per text, keeping every layer's attention, so that a layer or
+head move only gives the heatmap new data (`ragkit.widgets.figures`). Left out: attention rollout and head
+averaging.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ragkit.errors import RagkitError
+from ragkit.widgets.figures import new_figure, show_figure
 
 
 def attention_map(encoder, text: str, layer: int, head: int) -> tuple[list[str], np.ndarray]:
@@ -55,20 +58,35 @@ def show_attention(encoder, text: str, layer: int, head: int):
 
 
 def attention_widget(encoder, text: str = "Rotate the API key after the incident."):
-    """A text box and layer and head sliders over `show_attention`.
+    """A text box and layer and head sliders over the heatmap of `plot_attention`, redrawn in place.
 
     >>> from ragkit.embed.numpy_encoder import NumpyEncoder
     >>> [child.description for child in attention_widget(NumpyEncoder()).children[:3]]  # doctest: +SKIP
     ['text', 'layer', 'head']
     """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
 
-    def update(text: str, layer: int, head: int) -> None:
-        show_attention(encoder, text, layer, head)
-        plt.show()
+    box = widgets.Text(value=text, description="text", continuous_update=False, layout={"width": "480px"})
+    layer = widgets.IntSlider(value=0, min=0, max=encoder.config["num_hidden_layers"] - 1, description="layer")
+    head = widgets.IntSlider(value=0, min=0, max=encoder.config["num_attention_heads"] - 1, description="head")
+    image, shown = widgets.Image(format="png"), {}
 
-    return widgets.interactive(
-        update, text=widgets.Text(value=text, description="text", continuous_update=False),
-        layer=widgets.IntSlider(value=0, min=0, max=encoder.config["num_hidden_layers"] - 1, description="layer"),
-        head=widgets.IntSlider(value=0, min=0, max=encoder.config["num_attention_heads"] - 1, description="head"))
+    def draw(_change=None) -> None:
+        if shown.get("text") != box.value:  # a new text: run the encoder once, a figure sized to its tokens
+            attention: list[np.ndarray] = []
+            encoder.states([box.value], attention)
+            side = 0.32 * len(encoder.tokenizer.encode(box.value).tokens) + 1.5
+            figure = new_figure(side + 1, side)
+            plot_attention(encoder.tokenizer.encode(box.value).tokens, attention[layer.value][0, head.value],
+                           figure.subplots())
+            figure.tight_layout()
+            shown.update(text=box.value, attention=attention, figure=figure)
+        ax = shown["figure"].axes[0]
+        ax.images[0].set_data(shown["attention"][layer.value][0, head.value])
+        ax.set_title(f"layer {layer.value}, head {head.value}")
+        show_figure(image, shown["figure"], lambda: [ax.images[0], ax.title])  # labels and colour bar kept
+
+    for control in (box, layer, head):
+        control.observe(draw, names="value")
+    draw()
+    return widgets.VBox([box, layer, head, image])

@@ -4,7 +4,8 @@ Every control calls `pipe.configure(k1=..., b=...)` on the pipeline it was given
 the one the same `pipe` uses afterwards (in notebook 06's fusion, for instance). What a widget shows comes
 from plain, unit-tested callbacks: `saturation_curve` and `length_curve` (the curves), `bm25_update` (the
 configured pipeline's ranking of one query and its recall over a query set). The pipeline re-weights its
-stored term statistics, so a slider move costs milliseconds. Left out: saving a chosen setting.
+stored term statistics, so a slider move costs milliseconds, and a curve is redrawn in place
+(`ragkit.widgets.figures`: new data for its lines, not a new figure). Left out: saving a chosen setting.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ragkit.corpus import Query
 from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
 from ragkit.evaluate.tables import summarize
 from ragkit.index.bm25 import saturated_tf
+from ragkit.widgets.figures import SLIDER, new_figure, show_figure
 
 
 def saturation_curve(k1: float, tf_max: int = 20) -> tuple[np.ndarray, np.ndarray]:
@@ -80,49 +82,66 @@ def bm25_update(pipe, queries: Sequence[Query], shown: int, k1: float, b: float,
 
 def curve_widget(pipe, parameter: str = "k1"):
     """A slider over one BM25 curve that also sets the pipeline's knob: "k1" draws saturation against tf,
-    "b" draws weight against document length."""
+    "b" draws weight against document length; a move gives the lines new data.
+
+    >>> curve_widget(pipe, "b").children[0].description  # doctest: +SKIP
+    'b'
+    """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
 
+    low, high, step = (0.0, 5.0, 0.1) if parameter == "k1" else (0.0, 1.0, 0.05)
+    slider = widgets.FloatSlider(value=getattr(pipe.config, parameter), min=low, max=high, step=step,
+                                 description=parameter, layout=SLIDER)
+    figure = new_figure(6, 3)
+    ax = figure.subplots()
     if parameter == "k1":
-        slider = widgets.FloatSlider(value=pipe.config.k1, min=0.0, max=5.0, step=0.1, description="k1")
+        ax.plot(*saturation_curve(0.0), ":", color="grey", label="k1 = 0: only presence counts")
+        curve = ax.plot(*saturation_curve(pipe.config.k1), "o-")[0]
+        ceiling = ax.axhline(pipe.config.k1 + 1, ls="--", color="C0", alpha=0.5, label="ceiling k1 + 1")
+        ax.set(xlabel="term frequency in the chunk", ylabel="weight (× IDF)")
     else:
-        slider = widgets.FloatSlider(value=pipe.config.b, min=0.0, max=1.0, step=0.05, description="b")
-    out = widgets.Output()
+        base = ax.plot(*length_curve(0.0, pipe.config.k1), ":", color="grey", label="b = 0: length ignored")[0]
+        curve = ax.plot(*length_curve(pipe.config.b, pipe.config.k1))[0]
+        ax.set(xlabel="chunk length / average length", ylabel="weight (× IDF)")
 
-    def draw(_=None):
+    def draw(_=None) -> None:
         pipe.configure(**{parameter: slider.value})
-        k1 = pipe.config.k1
-        with out:
-            out.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=(6, 3))
-            if parameter == "k1":
-                ax.plot(*saturation_curve(0.0), ":", color="grey", label="k1 = 0: only presence counts")
-                ax.plot(*saturation_curve(k1), "o-", label=f"k1 = {k1:.1f}")
-                ax.axhline(k1 + 1, ls="--", color="C0", alpha=0.5, label="ceiling k1 + 1")
-                ax.set(xlabel="term frequency in the chunk", ylabel="weight (× IDF)")
-            else:
-                ax.plot(*length_curve(0.0, k1), ":", color="grey", label="b = 0: length ignored")
-                ax.plot(*length_curve(pipe.config.b, k1), label=f"b = {pipe.config.b:.2f} (k1 = {k1:.1f}, tf = 3)")
-                ax.set(xlabel="chunk length / average length", ylabel="weight (× IDF)")
-            ax.legend(loc="lower right")
-            plt.show()
+        k1, b = pipe.config.k1, pipe.config.b
+        if parameter == "k1":
+            curve.set_ydata(saturation_curve(k1)[1])
+            curve.set_label(f"k1 = {k1:.1f}")
+            ceiling.set_ydata([k1 + 1, k1 + 1])
+        else:  # k1 may have moved elsewhere since: both lines
+            base.set_ydata(length_curve(0.0, k1)[1])
+            curve.set_ydata(length_curve(b, k1)[1])
+            curve.set_label(f"b = {b:.2f} (k1 = {k1:.1f}, tf = 3)")
+        ax.relim()
+        ax.autoscale_view()
+        ax.legend(loc="lower right")
+        show_figure(image, figure)
 
-    slider.observe(draw, "value")
+    image = widgets.Image(format="png")
     draw()
-    return widgets.VBox([slider, out])
+    figure.tight_layout()  # once, with the first legend: the moves keep this layout
+    show_figure(image, figure)
+    slider.observe(draw, "value")
+    return widgets.VBox([slider, image])
 
 
 def ranking_widget(pipe, queries: Sequence[Query], k: int = 5):
     """Sliders for k1 and b and a query menu over the pipeline: the query's top k and the mean recall@k
-    over all `queries`, both from `pipe` after `pipe.configure(k1=..., b=...)`."""
+    over all `queries`, both from `pipe` after `pipe.configure(k1=..., b=...)`.
+
+    >>> ranking_widget(pipe.using(method="bm25"), dev).children[0].description  # doctest: +SKIP
+    'query'
+    """
     import ipywidgets as widgets
     from IPython.display import display
 
     menu = widgets.Dropdown(options=[(f"{q.query_id}: {q.text}", i) for i, q in enumerate(queries)],
                             description="query", layout={"width": "600px"})
-    k1 = widgets.FloatSlider(value=pipe.config.k1, min=0.0, max=5.0, step=0.1, description="k1")
-    b = widgets.FloatSlider(value=pipe.config.b, min=0.0, max=1.0, step=0.05, description="b")
+    k1 = widgets.FloatSlider(value=pipe.config.k1, min=0.0, max=5.0, step=0.1, description="k1", layout=SLIDER)
+    b = widgets.FloatSlider(value=pipe.config.b, min=0.0, max=1.0, step=0.05, description="b", layout=SLIDER)
     out = widgets.Output()
     start = (pipe.config.k1, pipe.config.b, mean_recall(pipe, queries, k))
 
@@ -137,4 +156,4 @@ def ranking_widget(pipe, queries: Sequence[Query], k: int = 5):
     for control in (menu, k1, b):
         control.observe(draw, "value")
     draw()
-    return widgets.VBox([menu, widgets.HBox([k1, b]), out])
+    return widgets.VBox([menu, widgets.HBox([k1, b], layout={"flex_flow": "row wrap"}), out])

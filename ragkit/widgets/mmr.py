@@ -4,7 +4,8 @@
 intra-list similarity of the top 5); `tradeoff_point` reduces it to the two numbers the curve plots: relevance
 (recall@5 on the focused query types) and diversity (α-nDCG@10 on the `multi` queries, whose evidence comes
 from several documents). The slider calls `mmr_update`, which sets `pipe.configure(mmr_lambda=...)` (a line
-beside the slider says so); nothing is embedded again. Left out: choosing λ per query type.
+beside the slider says so); nothing is embedded again, and only the curve's marked point moves
+(`ragkit.widgets.figures`). Left out: choosing λ per query type.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ragkit.evaluate.diversity import alpha_dcg, distinct_documents, ideal_hits,
 from ragkit.evaluate.metrics import recall_at_k
 from ragkit.evaluate.relevance import ranking_hits
 from ragkit.evaluate.runs import cached_judgments
+from ragkit.widgets.figures import SLIDER, new_figure, show_figure
 
 FOCUSED = ("keyword", "paraphrase", "context", "temporal", "multilingual")
 
@@ -93,34 +95,43 @@ def lambda_curve(pipe, queries: Sequence[Query], lambdas: Sequence[float]) -> pd
 
 def mmr_widget(pipe, queries: Sequence[Query], lambdas: Sequence[float], value: float = 0.7, name: str = "pipe"):
     """A λ slider over the relevance-diversity curve of `lambda_curve`; the current λ is marked. A line beside
-    the slider says that it configures the pipeline (`name` is what the notebook calls it)."""
+    the slider says that it configures the pipeline (`name` is what the notebook calls it).
+
+    >>> mmr_widget(pipe, dev, [0.3, 0.5, 0.7]).children[0].description  # doctest: +SKIP
+    'λ'
+    """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
 
     curve = lambda_curve(pipe, queries, lambdas)
     slider = widgets.FloatSlider(value=value, min=float(min(lambdas)), max=float(max(lambdas)),
                                  step=float(np.min(np.diff(sorted(lambdas)))), description="λ",
-                                 continuous_update=False)
-    output = widgets.Output()
+                                 continuous_update=False, layout=SLIDER)
+    image = widgets.Image(format="png")
     note = widgets.HTML(f"This slider configures <code>{name}</code>: it sets <code>{name}.config.mmr_lambda</code> "
                         f"to its λ (when shown and at every move), and later cells that use <code>{name}</code> "
                         "rank with it.")
+    figure = new_figure(6, 3.6)
+    ax = figure.subplots()
+    mmr = curve.drop(index="off")
+    ax.plot(mmr["relevance"], mmr["diversity"], "o-", color="#7570b3", label="MMR, λ from the grid")
+    ax.plot(*curve.loc["off"], "s", color="#333333", label="no MMR")
+    star = ax.plot([], [], "*", markersize=16, color="#d95f02")[0]
+    ax.set(xlabel="relevance: recall@5, focused queries", ylabel="diversity: α-nDCG@10, multi queries")
+
+    def moving() -> list:  # the curve, axes and labels are drawn once; a move redraws the star and legend
+        return [star, ax.get_legend()]
 
     def redraw(_change=None) -> None:
         point = mmr_update(pipe, queries, slider.value)
-        with output:
-            output.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=(6, 3.6))
-            mmr = curve.drop(index="off")
-            ax.plot(mmr["relevance"], mmr["diversity"], "o-", color="#7570b3", label="MMR, λ from the grid")
-            ax.plot(*curve.loc["off"], "s", color="#333333", label="no MMR")
-            ax.plot(point["relevance"], point["diversity"], "*", markersize=16, color="#d95f02",
-                    label=f"pipe: λ = {slider.value:.2f}")
-            ax.set(xlabel="relevance: recall@5, focused queries", ylabel="diversity: α-nDCG@10, multi queries")
-            ax.legend(fontsize=8)
-            plt.tight_layout()
-            plt.show()
+        star.set_data([point["relevance"]], [point["diversity"]])
+        star.set_label(f"pipe: λ = {slider.value:.2f}")
+        ax.legend(fontsize=8)
+        show_figure(image, figure, moving)
 
+    ax.update_datalim(np.column_stack([curve["relevance"], curve["diversity"]]))  # the stars lie on the curve
+    ax.autoscale_view()
+    ax.legend(fontsize=8)
+    figure.tight_layout()
     slider.observe(redraw, names="value")
     redraw()
-    return widgets.VBox([slider, note, output])
+    return widgets.VBox([slider, note, image])

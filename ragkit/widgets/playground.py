@@ -1,14 +1,16 @@
 """Notebook 11's playground: one `Pipeline`, every knob, the dev metrics and one query's results, live.
 
 A control change calls `playground_update`, a plain function: it refuses, with a one-line reason, a
-combination that needs language-model answers nobody recorded (`unavailable`), calls `pipe.configure(...)`,
+combination that needs language-model answers nobody recorded (`unavailable`, from `ragkit.widgets.presets`),
+calls `pipe.configure(...)`,
 builds a new chunking with a progress callback (`build_stages`), trains the learnt ranker once if
 `rerank="ltr"` asks for it, and measures recall@5, failure@20, nDCG@10 and MRR@10 per language. On a
 `RagkitError` it restores the config, keeps the last good figures and says which value each control must show
 again, so that a refused change never blocks the next one; the results always belong to the query shown (or
 are empty). `playground` only wires ipywidgets to these functions, to the presets of `ragkit.widgets.presets`
-and to the controls and views of `ragkit.widgets.playground_view`. Left out: saving a setting, and figures on
-the test split.
+and to the controls and views of `ragkit.widgets.playground_view`, laid out in rows that each repeat their
+stage's label, and saying so when a query first needs the embedding model loaded (both from
+`ragkit.widgets.playground_layout`). Left out: saving a setting, and figures on the test split.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from collections.abc import Callable, Sequence
 from ragkit.chunk.sentences import sentence_spans
 from ragkit.corpus import Query
 from ragkit.errors import RagkitError
-from ragkit.evaluate.recordcheck import RECORDED_CHUNKINGS
 from ragkit.evaluate.runs import cached_judgments
+from ragkit.widgets.playground_layout import LOADING, WIDTHS, control_kind, control_rows, model_load_needed
 from ragkit.widgets.playground_view import (
     CONTROLS,
     METRICS,
@@ -31,36 +33,14 @@ from ragkit.widgets.playground_view import (
     metrics_html,
     results_html,
 )
-from ragkit.widgets.presets import PRESETS, matching_preset, preset_settings
-
-RERANK_MISS = ("rerank=llm: these settings put a chunk without a recorded score in the reranked top (scores "
-               "were recorded for the labelled queries' top 15 under hybrid zscore, rrf with fusion_depth 20 "
-               "and contextual hybrid, at their default k1, b, alpha and analyzer)")
-
-
-def unavailable(config) -> str | None:
-    """Why `config` cannot run offline (it needs language-model answers that were never recorded), or None.
-
-    >>> from ragkit.config import PipelineConfig
-    >>> unavailable(PipelineConfig(context="llm", chunk_size=500))
-    'context=llm needs the chunking its situating contexts were recorded for (fixed, 800, 100)'
-    >>> unavailable(PipelineConfig(method="hybrid", rerank="llm")) is None
-    True
-    """
-    recorded = config.chunker == "fixed" and (config.chunk_size, config.chunk_overlap) in RECORDED_CHUNKINGS
-    chunkings = " or ".join(f"fixed, {size}, {overlap}" for size, overlap in RECORDED_CHUNKINGS)
-    if config.context == "llm" and not recorded:
-        return f"context=llm needs the chunking its situating contexts were recorded for ({chunkings})"
-    first = (config.fusion, config.fusion_depth, config.context) in (
-        ("zscore", None, "none"), ("rrf", 20, "none"), ("zscore", None, "llm"))
-    if config.rerank == "llm" and not (recorded and first and config.method == "hybrid"
-                                       and config.rerank_depth <= 15 and config.mmr_lambda is None):
-        return ("rerank=llm replays recorded scores only for the top 15 of hybrid search (fusion zscore, "
-                f"or rrf with fusion_depth 20) and of contextual hybrid (zscore), chunked {chunkings}, "
-                "without MMR")
-    if config.rerank == "cross-encoder" and not config.rerank_model:
-        return "rerank=cross-encoder needs a model folder: type its path in rerank_model (none ships)"
-    return None
+from ragkit.widgets.presets import (  # noqa: F401 - RERANK_MISS: part of this module's interface
+    PRESETS,
+    RERANK_MISS,
+    matching_preset,
+    preset_settings,
+    replay_reason,
+    unavailable,
+)
 
 
 def build_stages(pipe, progress: Callable[[int, int], None] | None = None, batch_size: int = 32) -> bool:
@@ -125,12 +105,6 @@ def playground_update(pipe, queries: Sequence[Query], values: dict, text: str, k
     return {**result, "message": "; ".join(messages)}
 
 
-def replay_reason(error: RagkitError) -> str:
-    """The refusal's reason in one line; a replay miss deep in the reranker said in the playground's terms."""
-    message = " ".join(str(error).split())
-    return RERANK_MISS if "(a rerank score" in message else message
-
-
 def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     """Every knob of `pipe` as a control by stage, presets, a query box offering the labelled `queries`, and
     the metrics and the query's results, redrawn by `playground_update` on every change.
@@ -141,11 +115,11 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
 
     wide, controls = {"description_width": "initial"}, {}
     for name, spec in ((name, spec) for group in CONTROLS.values() for name, spec in group.items()):
-        value = control_value(name, getattr(pipe.config, name))
-        common = {"description": name, "style": wide, "value": value}
-        if spec is None:
+        value, kind = control_value(name, getattr(pipe.config, name)), control_kind(spec)
+        common = {"description": name, "style": wide, "value": value, "layout": {"width": f"{WIDTHS[kind]}px"}}
+        if kind == "text":
             controls[name] = widgets.Text(continuous_update=False, **common)
-        elif spec and not isinstance(spec[0], str):
+        elif kind == "slider":
             slider = widgets.FloatSlider if isinstance(spec[2], float) else widgets.IntSlider
             controls[name] = slider(min=spec[0], max=spec[1], step=spec[2], continuous_update=False, **common)
         else:
@@ -178,7 +152,8 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     def redraw(_change=None) -> None:
         if state["quiet"]:
             return
-        status.value, values = "<i>working…</i>", {name: control.value for name, control in controls.items()}
+        values = {name: control.value for name, control in controls.items()}
+        status.value = f"<i>{LOADING if model_load_needed(pipe, box.value) else 'working…'}</i>"
         result = playground_update(pipe, queries, values, box.value, k.value, state["last"], progress)
         state["last"], bar.layout.visibility, line = result, "hidden", html.escape(result["message"])
         quietly(result["controls"])
@@ -199,7 +174,6 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
         control.observe(redraw, names="value")
     preset.observe(apply, names="value")
     redraw()
-    rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "80px"}),
-                          *[controls[name] for name in group]], layout={"flex_flow": "row wrap"})
-            for stage, group in CONTROLS.items()]
+    rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "80px", "flex": "0 0 80px"}),
+                          *[controls[name] for name in names]]) for stage, names in control_rows()]
     return widgets.VBox([widgets.HBox([preset, bar]), *rows, status, metrics, pick, box, k, results])

@@ -5,14 +5,16 @@
 `language_metrics` averages the metrics per language, in numpy because a slider move waits for it, and
 `metrics_html` shows them with the knobs that differ from their defaults. `results_html` shows one query's
 units, best first, with their scores; given the query's labels it marks the parts each unit answers (✓), the
-units judged not relevant (✗) and those nobody judged (?), and highlights the evidence (`marked_text`).
-Left out: styling beyond inline CSS.
+units judged not relevant (✗) and those nobody judged (?), and highlights the evidence (`marked_text`): one
+header line per result and an excerpt around its evidence (`result_html`, `excerpt`), the whole text a click
+away. Left out: styling beyond inline CSS.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import html
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -134,28 +136,68 @@ def marked_text(text: str, start: int, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(pieces) + html.escape(text[at:])
 
 
+def excerpt(text: str, start: int, spans: Sequence[tuple[int, int]], width: int = 240) -> str:
+    """About `width` characters of `text` as one line of HTML (white space collapsed, evidence in <mark>): from
+    a little before the first evidence span inside it, else from the beginning; "…" marks a cut.
+
+    >>> excerpt("Intro. " * 40 + "Keys rotate every 90 days.", 0, [(292, 305)], width=60)
+    '… Keys rotate <mark>every 90 days</mark>.'
+    >>> excerpt("Keys rotate every 90 days. " * 20, 0, [], width=40)
+    'Keys rotate every 90 days. Keys rotate …'
+    """
+    inside = sorted(s - start for s, e in spans if s - start < len(text) and e - start > 0)
+    begin = max(0, inside[0] - width // 4) if inside else 0
+    end = min(len(text), begin + width)
+    if begin > 0 and 0 <= text.find(" ", begin, begin + 20):
+        begin = text.find(" ", begin, begin + 20) + 1
+    if end < len(text) and text.rfind(" ", begin, end) > begin:
+        end = text.rfind(" ", begin, end)
+    body = re.sub(r"\s+", " ", marked_text(text[begin:end], start + begin, spans)).strip()
+    return ("… " if begin else "") + body + (" …" if end < len(text) else "")
+
+
+def result_html(rank: int, unit, score: str, verdict: str, spans: Sequence[tuple[int, int]]) -> str:
+    """One result: a header line (rank, id, score, verdict), an excerpt with the evidence marked, and the whole
+    text (blank lines dropped) when the excerpt is clicked.
+
+    >>> from ragkit.chunk.base import Chunk
+    >>> shown = result_html(1, Chunk("keys#0", "keys", 0, 26, "Keys rotate every 90 days."), "0.812",
+    ...                     "✓ part 1", [(12, 25)])
+    >>> shown.count("<mark>every 90 days</mark>"), "<b>1. keys#0</b> · 0.812 · <b style" in shown
+    (2, True)
+    """
+    colour = "#1a7f37" if verdict.startswith("✓") else "#b42318" if verdict.startswith("✗") else "#999"
+    whole = re.sub(r"\n\s*\n", "\n", marked_text(unit.text, unit.start, spans)).strip()
+    return (f"<div class='ragkit-result' style='border-left:3px solid {colour};padding-left:6px;margin:4px 0;"
+            f"line-height:1.35'><div><b>{rank}. {html.escape(unit.chunk_id)}</b> · {score}"
+            + (f" · <b style='color:{colour}'>{verdict}</b>" if verdict else "")
+            + f"</div><details><summary style='cursor:pointer;font-size:90%'>{excerpt(unit.text, unit.start, spans)}"
+            f"</summary><div style='white-space:pre-line;font-size:90%;margin:2px 0 6px'>{whole}</div></details>"
+            "</div>")
+
+
 def results_html(pipe, text: str, k: int, judgment: Judgment | None = None) -> str:
-    """The pipeline's top `k` units for `text` as HTML (a parent of parent-child chunking keeps its best
-    child's rank and score); given the query's `judgment`, each unit's verdict and its evidence marked.
+    """The pipeline's top `k` units for `text` as compact HTML under a line naming the query (a parent of
+    parent-child chunking keeps its best child's rank and score): `result_html` each, with its verdict and
+    its evidence marked when the query's `judgment` is given.
 
     >>> results_html(pipe, "TS-203 meaning", 3, judgments_from_queries(dev[:1], docs)[0])  # doctest: +SKIP
     """
     found, rows = pipe.retrieve([text], k), {}
+    head = f"<div class='ragkit-results-query' style='color:#555'>results for: <b>{html.escape(text)}</b></div>"
     if found.refused[0]:
-        return f"<p>Refused: the best score, {found.top_scores[0]:.3f}, is below the threshold.</p>"
+        return f"{head}<p>Refused: the best score, {found.top_scores[0]:.3f}, is below the threshold.</p>"
     for index, score in zip(found.indices[0], found.scores[0], strict=True):
         unit = pipe.rank_chunks([[index]])[0][0]
-        rows.setdefault(unit.chunk_id, (unit, f"{score:.3f}" if np.isfinite(score) else "(not reranked)"))
+        rows.setdefault(unit.chunk_id, (unit, f"score {score:.3f}" if np.isfinite(score) else "not reranked"))
     units = [unit for unit, _ in rows.values()]
     hits, judged = (ranking_hits(units, judgment), judged_units(units, judgment)) if judgment else ([], [])
-    boxes = [f"<p>Rewritten as: {html.escape(found.rewrites[0])}</p>"] if found.rewrites[0] else []
+    boxes = [head] + ([f"<p>Rewritten as: {html.escape(found.rewrites[0])}</p>"] if found.rewrites[0] else [])
     for rank, (unit, score) in enumerate(rows.values(), start=1):
         verdict = "" if judgment is None else (
             "✓ part " + "+".join(str(part + 1) for part in sorted(hits[rank - 1])) if hits[rank - 1] else
             "✗ judged not relevant" if judged[rank - 1] else "? not judged")
         spans = [(target.start, target.end) for target in (judgment.targets if judgment else ())
                  if target.doc_id == unit.doc_id and target.end is not None]
-        boxes.append(f"<div style='border-left:3px solid #bbb;padding-left:6px;margin:6px 0'><b>{rank}. "
-                     f"{html.escape(unit.chunk_id)}</b> score {score} <b>{verdict}</b><div style='white-"
-                     f"space:pre-wrap;font-size:90%'>{marked_text(unit.text, unit.start, spans)}</div></div>")
+        boxes.append(result_html(rank, unit, score, verdict, spans))
     return "".join(boxes)

@@ -1,8 +1,11 @@
-"""The playground's presets: three known pipelines as knob settings, and which of them a config still is.
+"""The playground's presets: three known pipelines as knob settings, which of them a config still is, and
+which settings cannot run offline.
 
 `PRESETS` names naive RAG, seed 003's pipeline and Anthropic's contextual retrieval; a knob a preset does not
 name keeps its default. `matching_preset` lets the preset menu say "custom" once a knob leaves every preset.
-Left out: saving a learner's own setting as a preset.
+`unavailable` says, in one line, why a config needs language-model answers nobody recorded, and
+`replay_reason` says a replay miss in the playground's terms. Left out: saving a learner's own setting as a
+preset.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from ragkit.errors import RagkitError
+from ragkit.evaluate.recordcheck import RECORDED_CHUNKINGS
 
 PRESETS = {  # the knobs not named keep their defaults; top_k: how many results the query box shows
     "naive RAG": {"method": "dense", "chunker": "fixed", "chunk_size": 800, "chunk_overlap": 100,
@@ -49,3 +53,39 @@ def matching_preset(config, top_k: int) -> str:
         if top_k == preset_top_k and dataclasses.asdict(config) == knobs:
             return name
     return "custom"
+
+
+RERANK_MISS = ("rerank=llm: these settings put a chunk without a recorded score in the reranked top (scores "
+               "were recorded for the labelled queries' top 15 under hybrid zscore, rrf with fusion_depth 20 "
+               "and contextual hybrid, at their default k1, b, alpha and analyzer)")
+
+
+def unavailable(config) -> str | None:
+    """Why `config` cannot run offline (it needs language-model answers that were never recorded), or None.
+
+    >>> from ragkit.config import PipelineConfig
+    >>> unavailable(PipelineConfig(context="llm", chunk_size=500))
+    'context=llm needs the chunking its situating contexts were recorded for (fixed, 800, 100)'
+    >>> unavailable(PipelineConfig(method="hybrid", rerank="llm")) is None
+    True
+    """
+    recorded = config.chunker == "fixed" and (config.chunk_size, config.chunk_overlap) in RECORDED_CHUNKINGS
+    chunkings = " or ".join(f"fixed, {size}, {overlap}" for size, overlap in RECORDED_CHUNKINGS)
+    if config.context == "llm" and not recorded:
+        return f"context=llm needs the chunking its situating contexts were recorded for ({chunkings})"
+    first = (config.fusion, config.fusion_depth, config.context) in (
+        ("zscore", None, "none"), ("rrf", 20, "none"), ("zscore", None, "llm"))
+    if config.rerank == "llm" and not (recorded and first and config.method == "hybrid"
+                                       and config.rerank_depth <= 15 and config.mmr_lambda is None):
+        return ("rerank=llm replays recorded scores only for the top 15 of hybrid search (fusion zscore, "
+                f"or rrf with fusion_depth 20) and of contextual hybrid (zscore), chunked {chunkings}, "
+                "without MMR")
+    if config.rerank == "cross-encoder" and not config.rerank_model:
+        return "rerank=cross-encoder needs a model folder: type its path in rerank_model (none ships)"
+    return None
+
+
+def replay_reason(error: RagkitError) -> str:
+    """The refusal's reason in one line; a replay miss deep in the reranker said in the playground's terms."""
+    message = " ".join(str(error).split())
+    return RERANK_MISS if "(a rerank score" in message else message
