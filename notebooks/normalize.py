@@ -143,6 +143,18 @@ def add_pictures(notebook: dict) -> None:
                 f"{picture}</div>")
 
 
+def collapse_solutions(notebook: dict) -> None:
+    """Fold every cell under the "### Solutions" heading, code and outputs alike: a learner reading top to bottom
+    meets a solution only by opening it."""
+    solving = False
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            solving = solving or text(cell["source"]).lstrip().startswith("### Solutions")
+        elif solving:
+            cell["metadata"]["jupyter"] = {**cell["metadata"].get("jupyter", {}), "source_hidden": True,
+                                           "outputs_hidden": True}
+
+
 def normalize(path: Path) -> bool:
     """Normalise one notebook in place; True when it changed."""
     before = path.read_text(encoding="utf-8")
@@ -152,6 +164,7 @@ def normalize(path: Path) -> bool:
         if cell["cell_type"] == "code":
             cell["outputs"] = merged_streams(cell["outputs"])
     add_pictures(notebook)
+    collapse_solutions(notebook)
     after = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
     if after != before:
         path.write_text(after, encoding="utf-8")

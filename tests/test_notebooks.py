@@ -145,3 +145,16 @@ def test_later_notebooks_stay_short_enough_to_read_in_a_sitting(path):
     # about 60 cells: 09 at 105 and 10 at 82 were split after a learner's pass lost the thread in them
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert len(cells) <= 62, f"{path.name} has {len(cells)} cells: split it by topic"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solutions_are_folded_code_and_outputs(path):
+    # a learner reading top to bottom must not meet a solution or its printed answer before trying
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    headings = ["".join(cell["source"]).lstrip() if cell["cell_type"] == "markdown" else "" for cell in cells]
+    starts = [i for i, heading in enumerate(headings) if heading.startswith("### Solutions")]
+    for cell in cells[starts[0] + 1:] if starts else []:
+        if cell["cell_type"] == "code":
+            folded = cell["metadata"].get("jupyter", {})
+            assert folded.get("source_hidden") and folded.get("outputs_hidden"), \
+                f"{path.name}: a solution cell is not folded (python notebooks/normalize.py folds them)"
