@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from ragkit.errors import RagkitError
 from ragkit.index.bm25 import BM25Index
-from ragkit.text.analyzer import LUCENE_ENGLISH_STOP_WORDS, Analyzer, snowball_stemmer
+from ragkit.text.analyzer import JOINERS, LUCENE_ENGLISH_STOP_WORDS, Analyzer, snowball_stemmer
+from ragkit.text.words import word_tokens
 
 WORDS = ["the", "studies", "study", "studying", "of", "mutations", "mutation", "rotated", "rotate", "keys", "is",
          "boundary", "layer", "layers", "heat", "transfer", "transferred", "an", "and", "flows", "flow", "were"]
@@ -45,6 +46,30 @@ def test_stemming_and_stop_words_equal_bm25s(sentences):
     texts = [" ".join(words) for words in sentences]
     ours = Analyzer("snowball", "en").tokens_of_all(texts)
     assert ours == bm25s_terms(texts), "same stop list and the same Snowball stemmer as bm25s"
+
+
+def one_text_at_a_time(text, stemmer, stopwords, identifiers):
+    """The analyzer written plainly: split identifiers, word tokens, stop words out, then each word stemmed."""
+    words = word_tokens(JOINERS.sub(" ", text) if identifiers == "split" else text)
+    words = [word for word in words if stopwords == "none" or word not in LUCENE_ENGLISH_STOP_WORDS]
+    return Stemmer.Stemmer("english").stemWords(words) if stemmer == "snowball" else words
+
+
+pieces = st.sampled_from(["The", "keys", "TS-203", "/v2/sessions", "rotated", "密钥轮换", "İstanbul", "ΣΑΣ", "a.b_c:d",
+                          "x--y", "-lead", "trail/", "Studies", "naïve", "v1.2.3", "学分-计算", "foo/bar-baz", "１２３",
+                          "café-au-lait", "of", " ", "\n", ", ", "-", "/", "."])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(pieces, max_size=14).map("".join), min_size=1, max_size=6),
+       st.sampled_from(["none", "snowball"]), st.sampled_from(["none", "en"]), st.sampled_from(["whole", "split"]))
+def test_fast_paths_give_the_plain_analyzers_tokens(texts, stemmer, stopwords, identifiers):
+    """Whole-corpus stemming (each distinct word once) and the no-Chinese shortcut change no token."""
+    analyzer = Analyzer(stemmer, stopwords, identifiers)
+    expected = [one_text_at_a_time(text, stemmer, stopwords, identifiers) for text in texts]
+    assert analyzer.tokens_of_all(texts) == expected
+    assert [analyzer.tokens(text) for text in texts] == expected, "one text at a time, the stems remembered"
+    assert analyzer.tokens_of_all(texts[::-1]) == expected[::-1]
 
 
 def test_bm25_over_analyzed_terms_equals_bm25s(course_docs):

@@ -1,4 +1,5 @@
-"""BM25: hand-computed scores, the same scores as bm25s (lucene) and rank_bm25 (BM25Okapi), bad input, widgets."""
+"""BM25: hand-computed scores, the same scores as bm25s (lucene) and rank_bm25 (BM25Okapi), the pruned top-k path
+equal to the numpy path, bad input, widgets."""
 
 import math
 import warnings
@@ -15,7 +16,9 @@ from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError
 from ragkit.evaluate.relevance import judgments_from_queries
 from ragkit.evaluate.tables import per_query_metrics
+from ragkit.index import bm25 as bm25_module
 from ragkit.index.bm25 import BM25Index, bm25_scores, idf_values, saturated_tf
+from ragkit.index.bm25_topk import compiled_kernel, pruned_rankings
 from ragkit.pipeline import Pipeline
 from ragkit.text.words import tokenize_all
 from ragkit.widgets.bm25 import (
@@ -172,6 +175,88 @@ def test_changing_k1_and_b_equals_rebuilding(corpus, query_tokens, k1_b):
                                    err_msg="re-weighting with new k1, b must equal a fresh index")
 
 
+# --- the pruned top-k path (ragkit.index.bm25_topk) equals the numpy path -----------------------------------
+
+KERNELS = [False, pytest.param(True, marks=pytest.mark.skipif(compiled_kernel() is None, reason="numba missing"))]
+
+
+def plain_rankings(index, query_tokens, k, k1=None, b=None):
+    """The numpy path's rule written out: a stable sort of every score, cut at k (equal scores: lower index first)."""
+    return np.argsort(-index.scores(query_tokens, k1, b), axis=1, kind="stable")[:, :k]
+
+
+def pruned(index, query_tokens, k, compiled, k1=None, b=None):
+    values = index.weight_values(index.k1 if k1 is None else k1, index.b if b is None else b)
+    return pruned_rankings(index.tf.indptr, index.tf.indices, values, index.n_docs,
+                           [index.term_ids(tokens) for tokens in query_tokens], k, compiled=compiled)
+
+
+def check_pruned_equals_plain(index, query_tokens, k, compiled, k1=None, b=None):
+    ranking, done = pruned(index, query_tokens, k, compiled, k1, b)
+    expected = plain_rankings(index, query_tokens, k, k1, b)
+    for row, tokens in enumerate(query_tokens):
+        negative = any(index.weight_values(index.k1 if k1 is None else k1, index.b if b is None else b)[
+            index.tf.indptr[i]:index.tf.indptr[i + 1]].min() < 0 for i in index.term_ids(tokens))
+        assert done[row] != negative, "the pruned path ranks every query without a negative weight, and only those"
+        if done[row]:
+            np.testing.assert_array_equal(ranking[row], expected[row], err_msg=f"pruned != plain for {tokens}, k={k}")
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@settings(max_examples=60, deadline=None)
+@given(corpus=corpora, query_tokens=queries, k1_b=parameters, idf=st.sampled_from(["lucene", "okapi", "robertson"]),
+       k=st.integers(1, 12), copies=st.integers(0, 3))
+def test_pruned_rankings_equal_the_numpy_path_on_generated_corpora(compiled, corpus, query_tokens, k1_b, idf, k,
+                                                                   copies):
+    corpus = corpus + corpus[:copies]  # repeated documents: equal scores, to be ordered by index
+    index = BM25Index(corpus, *k1_b, idf)
+    check_pruned_equals_plain(index, query_tokens, min(k, index.n_docs), compiled)
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_pruned_rankings_equal_the_numpy_path_on_a_zipf_corpus(compiled):
+    """Thousands of documents, so that every branch runs: rows skipped, binary searches, passes over a row,
+    whole rows added, near ties summed again."""
+    rng = np.random.default_rng(5)
+    n_docs, n_queries = (3000, 300) if compiled else (600, 40)
+    probabilities = 1.0 / np.arange(1, 3001) ** 1.07
+    words = rng.choice(3000, size=n_docs * 40, p=probabilities / probabilities.sum())
+    corpus = [[f"w{i}" for i in words[j * 40:j * 40 + rng.integers(3, 40)]] for j in range(n_docs)]
+    corpus += corpus[:n_docs // 10]
+    query_tokens = [[*(corpus[rng.integers(n_docs)][j] for j in range(rng.integers(1, 4))),
+                     *(f"w{i}" for i in rng.integers(0, 60, rng.integers(0, 6))), "unseen"] for _ in range(n_queries)]
+    for idf, k1, b in [("lucene", None, None), ("lucene", 0.5, 0.3), ("okapi", None, None), ("robertson", 2.0, 1.0)]:
+        index = BM25Index(corpus, 1.2, 0.75, idf)
+        for k in (1, 10, 60):
+            check_pruned_equals_plain(index, query_tokens, k, compiled, k1, b)
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_pruned_rankings_edge_cases(compiled):
+    index = BM25Index([["a", "b"], ["b"], ["c"], ["a", "a"], ["d"], ["b"]])
+    ranking, done = pruned(index, [["a"], ["zzz"], ["a", "zzz", "a"], ["b", "c"]], 5, compiled)
+    assert done.all(), "positive weights: every query ranked by the pruned path"
+    assert ranking.tolist() == plain_rankings(index, [["a"], ["zzz"], ["a", "zzz", "a"], ["b", "c"]], 5).tolist()
+    assert ranking[0].tolist() == [3, 0, 1, 2, 4], "k beyond the matches: the others follow, lowest index first"
+    assert ranking[1].tolist() == [0, 1, 2, 3, 4], "unknown words only: every score is 0, lowest index first"
+    robertson = BM25Index([["a"], ["a"], ["a", "b"]], idf="robertson")  # "a" in all 3 documents: negative IDF
+    assert pruned(robertson, [["a"], ["b"]], 2, compiled)[1].tolist() == [False, True], \
+        "a negative weight leaves the query to the numpy path"
+
+
+def test_rankings_are_the_same_with_and_without_numba(monkeypatch):
+    rng = np.random.default_rng(9)
+    corpus = [list(rng.choice(list("abcdefghij"), size=rng.integers(1, 12))) for _ in range(300)]
+    query_tokens = [list(rng.choice(list("abcdefghijz"), size=rng.integers(1, 6))) for _ in range(50)]
+    for idf in ("lucene", "robertson"):
+        index = BM25Index(corpus + corpus[:30], idf=idf)
+        fast = index.rankings(query_tokens, 10, k1=0.9, b=0.4)
+        monkeypatch.setattr(bm25_module, "compiled_kernel", lambda: None)  # as if numba were not installed
+        np.testing.assert_array_equal(index.rankings(query_tokens, 10, k1=0.9, b=0.4), fast)
+        np.testing.assert_array_equal(fast, plain_rankings(index, query_tokens, 10, 0.9, 0.4))
+        monkeypatch.undo()
+
+
 # --- bad input ---------------------------------------------------------------------------------------------
 
 def test_bad_input_is_explained():
@@ -238,11 +323,16 @@ def test_widgets_wire_controls_to_the_pipeline(course, course_queries):
     pipe, _, _ = course
     bm25 = pipe.using(method="bm25")
     dev = [q for q in course_queries if q.split == "dev" and q.evidence]
+    k1_slider, k1_image = curve_widget(bm25, "k1").children
+    b_slider, b_image = curve_widget(bm25, "b").children
+    pictures = k1_image.value, b_image.value
+    k1_slider.value = 0.5
+    b_slider.value = 0.25
+    assert (bm25.config.k1, bm25.config.b) == (0.5, 0.25), "the curve sliders set the pipeline's k1 and b"
+    assert (k1_image.value, b_image.value) != pictures and b_image.value != pictures[1], "the curves redraw"
+    assert all(int(s.layout.width.removesuffix("px")) >= 400 for s in (k1_slider, b_slider)), "long sliders"
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Agg cannot "show" a figure; the widget still redraws
-        curve_widget(bm25, "k1").children[0].value = 0.5
-        curve_widget(bm25, "b").children[0].value = 0.25
-        assert (bm25.config.k1, bm25.config.b) == (0.5, 0.25), "the curve sliders set the pipeline's k1 and b"
+        warnings.simplefilter("ignore")
         before = mean_recall(bm25, dev)
         box = ranking_widget(bm25, dev)
         box.children[1].children[0].value = 3.0

@@ -6,8 +6,9 @@ for another pair in one pass over the stored values; a query's scores are q·W, 
 repeated word counts twice, an unknown word zero, as in bm25s and rank_bm25). Variants (`idf=`): "lucene" is
 Lucene's and bm25s's (IDF log(1 + (N−n+0.5)/(n+0.5)), no constant (k1+1) factor); "robertson" the textbook
 formula (IDF log((N−n+0.5)/(n+0.5)), negative when n > N/2); "okapi" rank_bm25's BM25Okapi (Robertson's, with
-negative IDFs floored to 0.25 × the mean IDF). Left out: BM25L/BM25+, stemming, field weights, and adding
-documents to an index (build a new one).
+negative IDFs floored to 0.25 × the mean IDF). With numba installed, `rankings` takes a compiled path that skips
+most postings (`ragkit.index.bm25_topk`) and returns the same rankings. Left out: BM25L/BM25+, stemming, field
+weights, and adding documents to an index (build a new one).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 from scipy import sparse
 
 from ragkit.errors import RagkitError, check_k
+from ragkit.index.bm25_topk import compiled_kernel, pruned_rankings
 from ragkit.index.exact import top_k
 
 IDF_VARIANTS = ("lucene", "robertson", "okapi")
@@ -109,6 +111,7 @@ class BM25Index:
         self.idf = idf_values(self.df, len(lengths), idf)
         self.weights = self.weight_matrix(k1, b)
         self._recent: tuple[tuple[float, float] | None, np.ndarray] = (None, self.weights.data)
+        self._bounds: tuple[np.ndarray | None, np.ndarray] = (None, np.zeros(0))  # (weights, each row's largest)
 
     @property
     def n_docs(self) -> int:
@@ -134,18 +137,33 @@ class BM25Index:
             self._recent = ((k1, b), self.weight_matrix(k1, b).data)
         return self._recent[1]
 
-    def query_scores(self, tokens: Sequence[str], k1: float | None = None, b: float | None = None) -> np.ndarray:
-        """One query's scores: the rows of W picked by its words, summed (q·W, a repeated word counts twice)."""
+    def term_ids(self, tokens: Sequence[str]) -> list[int]:
+        """A query's word ids, in its order (a repeated word twice); words outside the vocabulary match nothing.
+
+        >>> BM25Index([["rotate", "keys"]]).term_ids(["keys", "unknown", "keys"])
+        [1, 1]
+        """
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise RagkitError("query_tokens must be a list of token lists, one per query (tokenize first)")
         if not tokens:
             raise RagkitError("a query has no word tokens: type some words to search for")
-        ids = [self.vocab[token] for token in tokens if token in self.vocab]  # unknown words match nothing
-        if not ids:
+        return [self.vocab[token] for token in tokens if token in self.vocab]
+
+    def query_scores(self, tokens: Sequence[str], k1: float | None = None, b: float | None = None) -> np.ndarray:
+        """One query's scores: the rows of W picked by its words, summed (q·W, a repeated word counts twice).
+
+        >>> BM25Index([["a"], ["a", "b"], ["c"]]).query_scores(["b", "b", "zz"]).round(3)
+        array([0.   , 0.641, 0.   ])
+        """
+        ids = self.term_ids(tokens)
+        return self._scores(ids, self.weight_values(self.k1 if k1 is None else k1, self.b if b is None else b)
+                            if ids else None)
+
+    def _scores(self, ids: list[int], values: np.ndarray | None) -> np.ndarray:
+        if not ids:  # unknown words match nothing
             return np.zeros(self.n_docs)
         spans = [slice(self.tf.indptr[i], self.tf.indptr[i + 1]) for i in ids]
         docs = np.concatenate([self.tf.indices[span] for span in spans])
-        values = self.weight_values(self.k1 if k1 is None else k1, self.b if b is None else b)
         weights = np.concatenate([values[span] for span in spans])
         return np.bincount(docs, weights, minlength=self.n_docs)
 
@@ -160,7 +178,8 @@ class BM25Index:
 
     def rankings(self, query_tokens: list[list[str]], k: int, k1: float | None = None,
                  b: float | None = None) -> np.ndarray:
-        """(n_queries, k) document indices best first (equal scores: lower index first).
+        """(n_queries, k) document indices best first (equal scores: lower index first). With numba installed,
+        `ragkit.index.bm25_topk` finds the same rankings without adding up every posting.
 
         >>> BM25Index([["a"], ["a", "b"], ["b", "b"]]).rankings([["b"], ["a"]], k=2).tolist()
         [[2, 1], [0, 1]]
@@ -168,9 +187,16 @@ class BM25Index:
         check_k(k)
         if k > self.n_docs:
             raise RagkitError(f"k={k} is larger than the number of documents ({self.n_docs}); ask for at most that")
-        ranking = np.zeros((len(query_tokens), k), dtype=np.int64)
-        for row, tokens in enumerate(query_tokens):
-            scores = self.query_scores(tokens, k1, b)
+        ids = [self.term_ids(tokens) for tokens in query_tokens]
+        values = self.weight_values(self.k1 if k1 is None else k1, self.b if b is None else b) if any(ids) else None
+        ranking, done = np.zeros((len(ids), k), dtype=np.int64), np.zeros(len(ids), dtype=bool)
+        if values is not None and compiled_kernel() is not None:
+            if self._bounds[0] is not values:
+                self._bounds = (values, np.maximum.reduceat(values, self.tf.indptr[:-1]))
+            ranking, done = pruned_rankings(self.tf.indptr, self.tf.indices, values, self.n_docs, ids, k,
+                                            self._bounds[1])
+        for row in np.flatnonzero(~done):  # numpy: score the documents the words touch, select the best k
+            scores = self._scores(ids[row], values)
             matched = np.flatnonzero(scores > 0)
             # with k positive scores the best k are among them; otherwise (few matches, negative IDFs) rank all
             ranking[row] = matched[top_k(scores[matched], k)] if len(matched) >= k else top_k(scores, k)

@@ -6,22 +6,27 @@ long queries. Splitting identifiers at - and / (as Lucene's standard tokenizer d
 match "boundary layer", at the price of TS-203 becoming two terms. The stop list `en` is Lucene's default English set (33 words, the one `bm25s` calls "en" and
 Anserini's BEIR baselines use); the stemmer is the Snowball English stemmer ("Porter 2") in C from the
 PyStemmer package, the one bm25s uses. Documents and queries go through the same analyzer. Chinese words
-come from jieba (`ragkit.text.words`) and pass through both steps unchanged. Left out: other languages'
-stemmers and stop lists, lemmatization, synonyms, and n-grams.
+come from jieba (`ragkit.text.words`) and pass through both steps unchanged. For speed on large corpora each
+distinct word is stemmed once (the analyzer remembers its stems, and `tokens_of_all` stems a corpus's new
+words in one `stemWords` call, with the garbage collector paused), and a text without Chinese characters skips
+the script split. Left out: other languages' stemmers and stop lists, lemmatization, synonyms, and n-grams.
 """
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterable
+from itertools import chain
 
 from ragkit.errors import RagkitError
-from ragkit.text.words import word_tokens
+from ragkit.text.words import HAN_RUN, WORD, word_tokens
 
 STEMMERS = ("none", "snowball")
 STOPWORD_LISTS = ("none", "en")
 IDENTIFIERS = ("whole", "split")
 JOINERS = re.compile(r"[-/]")  # where Lucene's standard tokenizer cuts an identifier such as ts-203 or v2/sessions
+SPLIT_WORD = re.compile(WORD.pattern.replace(r"\-/", ""))  # `WORD` on a text whose - and / are cut: same words
 LUCENE_ENGLISH_STOP_WORDS = frozenset("""
 a an and are as at be but by for if in into is it no not of on or such that the their then there these they this
 to was will with
@@ -60,17 +65,42 @@ class Analyzer:
             if value not in choices:
                 raise RagkitError(f"unknown {name} {value!r}; choose one of {', '.join(choices)}")
         self.stemmer, self.stopwords, self.identifiers = stemmer, stopwords, identifiers
-        self._stem = snowball_stemmer().stemWords if stemmer == "snowball" else None
+        self._stem = None
+        if stemmer == "snowball":
+            snowball = snowball_stemmer()
+            snowball.maxCacheSize = 0  # its own cache thrashes on a large corpus; `stems` keeps one of its own
+            self._stem = snowball.stemWords
         self._stop = LUCENE_ENGLISH_STOP_WORDS if stopwords == "en" else frozenset()
+        self._stems: dict[str, str] = {}  # word -> stem, for every word stemmed so far
+
+    def words(self, text: str) -> list[str]:
+        """The word tokens of one text, identifiers split or whole, stop words dropped (not yet stemmed).
+
+        >>> Analyzer(stopwords="en", identifiers="split").words("The TS-203 keys")
+        ['ts', '203', 'keys']
+        """
+        if text.isascii() or not HAN_RUN.search(text):  # no Chinese: one regular expression over the text
+            words = (SPLIT_WORD if self.identifiers == "split" else WORD).findall(text.lower())
+        else:  # cutting the text at - and / cuts every identifier there
+            words = word_tokens(JOINERS.sub(" ", text) if self.identifiers == "split" else text)
+        return [word for word in words if word not in self._stop] if self._stop else words
+
+    def stems(self, token_lists: list[list[str]]) -> list[list[str]]:
+        """Every list's words stemmed; the words not met before are stemmed together, once each.
+
+        >>> Analyzer("snowball").stems([["keys", "rotated"], ["keys"]])
+        [['key', 'rotat'], ['key']]
+        """
+        if self._stem is None:
+            return token_lists
+        known = self._stems
+        new = list(set(chain.from_iterable(token_lists)).difference(known))
+        known.update(zip(new, self._stem(new), strict=True))
+        return [list(map(known.__getitem__, words)) for words in token_lists]
 
     def tokens(self, text: str) -> list[str]:
         """The BM25 terms of one text."""
-        if self.identifiers == "split":  # cutting the text at - and / cuts every identifier there
-            text = JOINERS.sub(" ", text)
-        words = word_tokens(text)
-        if self._stop:
-            words = [word for word in words if word not in self._stop]
-        return self._stem(words) if self._stem is not None else words
+        return self.stems([self.words(text)])[0]
 
     def tokens_of_all(self, texts: Iterable[str]) -> list[list[str]]:
         """`tokens` of every text.
@@ -78,4 +108,10 @@ class Analyzer:
         >>> Analyzer(stopwords="en").tokens_of_all(["the key", "密钥轮换"])
         [['key'], ['密钥', '轮换']]
         """
-        return [self.tokens(text) for text in texts]
+        enabled = gc.isenabled()
+        gc.disable()  # millions of new strings and lists, no cycles: collections would only walk them again
+        try:
+            return self.stems([self.words(text) for text in texts])
+        finally:
+            if enabled:
+                gc.enable()
