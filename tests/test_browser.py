@@ -30,6 +30,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 PLAYGROUND = "11_playground.ipynb"
 RUN_TIMEOUT = 240  # seconds for Run All; the notebooks take 20-70 s on 2 cores
 STALL = 20  # seconds the kernel may sit idle with cells still unrun before Run All counts as stopped
-STEADY = 3  # polls, 0.25 s apart, that a move's result must stay the same with the kernel idle
+POLL = 0.1  # seconds between looks at the page while waiting
+STEADY = 4  # polls in a row that a move's result must stay the same with the kernel idle
 
 
 @dataclass(frozen=True)
@@ -283,8 +285,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def api(url: str, method: str = "GET"):
-    request = urllib.request.Request(url, method=method, headers={"Authorization": f"token {TOKEN}"})
+def api(url: str, method: str = "GET", body: dict | None = None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={"Authorization": f"token {TOKEN}"})
     with urllib.request.urlopen(request, timeout=10) as response:
         body = response.read()
     return json.loads(body) if body else None
@@ -294,6 +297,7 @@ def api(url: str, method: str = "GET"):
 class Lab:
     url: str
     log: Path
+    started: bool = False  # whether a test has started the kernel of the notebook it opens
 
 
 @contextlib.contextmanager
@@ -377,13 +381,58 @@ def browser():
         yield browser
 
 
-def open_notebook(page, lab: Lab, notebook: str) -> None:
-    """Open the notebook in a fresh workspace and wait until its kernel is idle."""
-    workspace = re.sub(r"\W", "-", notebook)
-    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?reset&token={TOKEN}",
-              timeout=90_000)
+@pytest.fixture(scope="module")
+def pages(browser):
+    """One JupyterLab page for the notebooks in turn (`pages.get()`); after a failure, `pages.drop()` closes it and
+    the next notebook gets a fresh page."""
+
+    class Pages:
+        page = None
+
+        def get(self):
+            if self.page is None:
+                self.page = browser.new_page(viewport={"width": 1280, "height": 1400})
+                self.page.set_default_timeout(30_000)
+            return self.page
+
+        def drop(self):
+            with contextlib.suppress(Exception):
+                self.page.close()
+            self.page = None
+
+    yield (held := Pages())
+    if held.page is not None:
+        held.drop()
+
+
+def start_kernel(lab: Lab, notebook: str) -> threading.Thread:
+    """Start the notebook's kernel now, in the background: JupyterLab opening the notebook later joins this session
+    instead of starting a kernel then, so the next notebook's kernel starts while this one is driven."""
+
+    def start() -> None:
+        with contextlib.suppress(OSError):  # then JupyterLab starts it when the notebook opens, as usual
+            api(f"{lab.url}/api/sessions", "POST", {"path": f"notebooks/{notebook}", "name": notebook,
+                                                    "type": "notebook", "kernel": {"name": "python3"}})
+
+    thread = threading.Thread(target=start, daemon=True)
+    thread.start()
+    return thread
+
+
+def open_notebook(page, lab: Lab, notebook: str, in_place: bool = False) -> None:
+    """Open the notebook in a fresh workspace and wait until its kernel is idle. `in_place`: if the page already
+    shows JupyterLab, close what it shows and open the notebook there (JupyterLab's start-up, about 2 s, once)."""
+    if in_place and page.evaluate("() => !!window.jupyterapp"):
+        page.evaluate("""async path => {
+          for (const widget of [...window.jupyterapp.shell.widgets('main')]) widget.dispose();  // no save prompt
+          await window.jupyterapp.commands.execute('docmanager:open', {path});
+        }""", f"notebooks/{notebook}")
+    else:
+        workspace = re.sub(r"\W", "-", notebook)
+        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?reset&token={TOKEN}",
+                  timeout=90_000)
     try:
-        page.wait_for_function(READY, arg=notebook, timeout=120_000, polling=500)
+        page.wait_for_function(READY, arg=notebook, timeout=120_000, polling=int(POLL * 1000))
     except Exception:
         dialogs = page.locator(".jp-Dialog").all_inner_texts()
         pytest.fail(f"{notebook} did not open with an idle kernel within 120 s; dialogs: {dialogs}; "
@@ -403,7 +452,7 @@ def run_all(page, notebook: str) -> None:
     start = time.monotonic()
     idle_since = None
     while True:
-        time.sleep(0.5)
+        time.sleep(POLL)
         state, now = page.evaluate(STATE), time.monotonic()
         if state["errors"]:
             pytest.fail(f"{notebook}: Run All stopped at an error:\n" + strip_ansi(state["errors"][0]))
@@ -429,7 +478,7 @@ def check_widgets_render(page, notebook: str, when: str) -> None:
         views = page.evaluate(VIEWS)
         if views["live"] == views["views"] == views["expected"] or time.monotonic() > deadline:
             break
-        time.sleep(0.5)
+        time.sleep(POLL)
     assert views["expected"] > 0, f"{notebook}: no widget outputs after Run All"
     assert views["live"] == views["views"] == views["expected"], (
         f"{notebook} {when}: expected {views['expected']} widgets drawn on screen, found {views['views']} widget "
@@ -449,7 +498,7 @@ def check_pictures(page, notebook: str) -> int:
         if seen["shown"] == seen["expected"] and seen["loaded"] == seen["images"] == seen["saved"]:
             break
         assert time.monotonic() < deadline, f"{notebook}: the widget pictures did not all show before running: {seen}"
-        time.sleep(0.25)
+        time.sleep(POLL)
     assert not seen["reprs"], f"{notebook}: {seen['reprs']} widget outputs show as text before running"
     assert not seen["dirty"], f"{notebook}: opening it marked it modified (run notebooks/normalize.py)"
     return seen["expected"]
@@ -524,7 +573,7 @@ def move_slider(page, notebook: str, move: Move):
         return now != before
 
     while time.monotonic() < deadline:  # changed, and the same for STEADY polls with the kernel idle
-        time.sleep(0.25)
+        time.sleep(POLL)
         now = shown(cell, move)
         idle = page.evaluate(f"() => {APP}.sessionContext.session.kernel.status") == "idle"
         steady = steady + 1 if now == last and done(now) and idle else 0
@@ -566,16 +615,29 @@ def move_slider(page, notebook: str, move: Move):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.notebook.removesuffix(".ipynb") for case in CASES])
-def test_sliders_redraw_the_widgets_in_a_browser(case, lab, browser, tmp_path):
+def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path):
     """Pictures before running, then Run All, every widget drawn live, each move redraws its widget and reaches
     the kernel."""
-    page = browser.new_page(viewport={"width": 1280, "height": 1400})
-    page.set_default_timeout(30_000)
+    following = CASES[CASES.index(case) + 1:]
+    if case is CASES[0] or not lab.started:  # the first one (or one run alone): its own kernel first
+        start_kernel(lab, case.notebook).join()
+    if following:
+        start_kernel(lab, following[0].notebook)
+    lab.started = True
+    page, passed = pages.get(), False
     problems, cells, clock = [], [], [time.monotonic()]
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+
+    def console(message):
+        if message.type == "error":
+            problems.append(f"console {message.type}: {message.text}")
+
+    def error(exception):
+        problems.append(f"page error: {exception}")
+
+    page.on("console", console)
+    page.on("pageerror", error)
     try:
-        open_notebook(page, lab, case.notebook)
+        open_notebook(page, lab, case.notebook, in_place=True)
         if check_pictures(page, case.notebook):
             page.locator(".jp-CodeCell").filter(has_text=CAPTION.split(":")[0]).first.screenshot(
                 path=tmp_path / "before-running.png")
@@ -600,13 +662,18 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, browser, tmp_path):
                           zip(["opened", "Run All", f"{len(case.moves)} slider moves"], clock[:-1], clock[1:],
                               strict=True))
         print(f"{case.notebook}: {steps}; screenshots in {tmp_path}")
+        passed = True
     finally:
         with contextlib.suppress(Exception):  # what the page showed last, also after a failure
             page.screenshot(path=tmp_path / "page.png")
-        page.close()
-        with contextlib.suppress(OSError):  # free the kernel for the next notebook
+        page.remove_listener("console", console)
+        page.remove_listener("pageerror", error)
+        if not passed:  # the next notebook starts from a fresh page, not from whatever this one left
+            pages.drop()
+        with contextlib.suppress(OSError):  # free this notebook's kernel (the next one's is starting)
             for session in api(f"{lab.url}/api/sessions") or []:
-                api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
+                if session["path"].endswith(case.notebook):
+                    api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
 
 
 def photograph(page, cell, until: str, path: Path) -> None:
