@@ -14,9 +14,6 @@ sys.path.insert(0, str(ROOT / "notebooks"))
 from normalize import CAPTION, STATE, VIEW, add_pictures, normalize, widget_picture  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-# notebooks that were being rewritten when the pictures came: they get them when next executed and normalised
-# (nbconvert --execute, then python notebooks/normalize.py); until then a missing picture there is allowed
-NOT_YET = {"03_similarity_and_vector_search.ipynb"}
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
 
 
@@ -88,8 +85,6 @@ def test_every_widget_of_a_committed_notebook_has_its_current_picture(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
     views = [output for cell in notebook["cells"] if cell["cell_type"] == "code" for output in cell["outputs"]
              if VIEW in output.get("data", {})]
-    if path.name in NOT_YET and not any("text/html" in output["data"] for output in views):
-        pytest.skip(f"{path.name}: pictures not added yet (execute it, then python notebooks/normalize.py)")
     models = notebook["metadata"].get("widgets", {}).get(STATE, {}).get("state", {})
     missing = [output["data"][VIEW]["model_id"] for output in views if output["data"][VIEW]["model_id"] not in models]
     assert not missing, f"{path.name}: widget outputs without saved state (execute the notebook with nbconvert)"
