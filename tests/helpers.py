@@ -41,3 +41,58 @@ def rejection(check, *answer) -> str:
     assert message, "every rejection says what is wrong"
     assert "solution" not in message.lower()
     return message
+
+
+def rejection_messages(wrong_answers) -> list[str]:
+    """What each wrong answer's check tells the learner: a `rejection` each, printed for runs with `-s`."""
+    told = []
+    for wrong in wrong_answers:
+        told.append(rejection(wrong))
+        print("  rejected:", told[-1])
+    return told
+
+
+def messages_showing(messages, *texts) -> list[str]:
+    """The messages that contain any of `texts`, the right answer as a learner would print it."""
+    return [message for message in messages if any(text in message for text in texts)]
+
+
+def assert_shows_none(message: str, giveaways) -> None:
+    """Assert that `message` shows none of `giveaways` on its own (inside a longer number or word it may)."""
+    import re
+
+    for shown in giveaways:
+        assert not re.search(rf"(?<![\w.]){re.escape(shown)}(?!\w)", message), f"the message shows {shown}: {message}"
+
+
+def holm_step_down(p_values, alpha) -> set[int]:
+    """Holm's rejections as he states them: the i-th smallest p against α / (m − i + 1), until one fails."""
+    rejected = set()
+    for step, j in enumerate(sorted(range(len(p_values)), key=lambda j: p_values[j])):
+        if p_values[j] > alpha / (len(p_values) - step):
+            break
+        rejected.add(j)
+    return rejected
+
+
+def sign_flip_p_by_the_loop(d, resamples, seed=0) -> float:
+    """The sign-flip test's p-value as worded: a coin toss flips each query's sign, the |mean| compared."""
+    import numpy as np
+
+    rng, observed, reach = np.random.default_rng(seed), abs(sum(d) / len(d)), 0
+    for _ in range(resamples):
+        total = sum(-value if rng.random() < 0.5 else value for value in d)
+        reach += abs(total / len(d)) >= observed - 1e-12
+    return (1 + reach) / (1 + resamples)
+
+
+def end_tolerance(a, b, n_resamples) -> float:
+    """How far two paired bootstraps' interval ends may differ by chance, for scores `a`, `b` in halves."""
+    import numpy as np
+    from scipy import stats
+
+    # four standard errors of the difference between two independent Monte-Carlo estimates of a 2.5 % quantile
+    # (s·√(0.025 · 0.975 / B) / φ(1.96) each, s the standard deviation of the mean difference), plus one step of
+    # the grid the resampled means lie on (scores in halves: 0.5 / n)
+    s = np.std(b - a) / np.sqrt(len(a))
+    return 4 * np.sqrt(2) * s * np.sqrt(0.025 * 0.975 / n_resamples) / stats.norm.pdf(1.96) + 0.5 / len(a)

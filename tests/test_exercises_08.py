@@ -7,21 +7,11 @@ import re
 
 import numpy as np
 import pytest
-from helpers import exercise_checks
+from helpers import exercise_checks, rejection_messages
 
 from ragkit.rank.mmr import mmr_select, rescale
 
 checks = exercise_checks("mmr")
-
-
-def messages(wrong_answers):
-    """What each wrong answer's check tells the learner (each must be rejected)."""
-    told = []
-    for wrong in wrong_answers:
-        with pytest.raises(AssertionError) as rejected:
-            wrong()
-        told.append(str(rejected.value))
-    return told
 
 
 # --- exercise 1: where MMR should win ---------------------------------------------------------------------
@@ -97,8 +87,8 @@ def test_duplicates_rejects(copied, slip):
 
 def test_duplicates_messages_give_nothing_away(copied):
     wrong = duplicates_wrong_answers(copied)
-    told = messages([lambda pair=wrong[slip]: checks.check_duplicates(*pair, copied["pipe"])
-                     for slip in WRONG_DUPLICATES])
+    told = rejection_messages([lambda pair=wrong[slip]: checks.check_duplicates(*pair, copied["pipe"])
+                               for slip in WRONG_DUPLICATES])
     for message in told:
         assert not any(text[:30] in message for text in copied["mmr6"] + copied["similarity6"]), message
         # the number of distinct texts in either right list, the exercise's question, is never told
@@ -147,7 +137,8 @@ def test_inverted_rejects(slip):
 
 
 def test_inverted_messages_say_what_is_wrong_not_the_fix():
-    told = dict(zip(WRONG_INVERTED, messages(lambda f=f: checks.check_inverted(f) for f in WRONG_INVERTED.values()),
+    told = dict(zip(WRONG_INVERTED,
+                    rejection_messages(lambda f=f: checks.check_inverted(f) for f in WRONG_INVERTED.values()),
                     strict=True))
     for message in told.values():
         assert not re.search(r"1\s*[−-]\s*(λ|lambda)", message), f"the fix is named: {message}"

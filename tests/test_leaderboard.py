@@ -5,6 +5,7 @@ too low" and "never retrieved"."""
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import end_tolerance
 from scipy import stats
 
 from ragkit.errors import RagkitError
@@ -42,10 +43,7 @@ def test_leaderboard_differences_agree_with_scipys_paired_bootstrap_and_not_with
     theirs = stats.bootstrap((base, other), lambda x, y, axis: np.mean(y - x, axis=axis), paired=True,
                              vectorized=True, method="percentile", n_resamples=10_000,
                              rng=np.random.default_rng(seed + 50)).confidence_interval
-    # four standard errors of the difference of two Monte-Carlo estimates of a 2.5 % quantile, plus one step
-    # of the grid the resampled means lie on (scores in halves: 0.5 / n)
-    spread = np.std(other - base) / np.sqrt(160)
-    tolerance = 4 * np.sqrt(2) * spread * np.sqrt(0.025 * 0.975 / 10_000) / stats.norm.pdf(1.96) + 0.5 / 160
+    tolerance = end_tolerance(base, other, 10_000)
     assert abs(low - theirs.low) < tolerance and abs(high - theirs.high) < tolerance
     unpaired = stats.bootstrap((other,), np.mean, method="percentile", n_resamples=10_000,
                                rng=np.random.default_rng(seed)).confidence_interval   # b's mean alone, as before

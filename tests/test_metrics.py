@@ -6,6 +6,7 @@ import random
 import numpy as np
 import pytest
 import pytrec_eval
+from helpers import end_tolerance, holm_step_down, sign_flip_p_by_the_loop
 from scipy import stats
 
 from ragkit.chunk.base import Chunk
@@ -139,14 +140,6 @@ def bootstrap_by_the_loop(a, b, n_resamples, seed, level=0.95):
     return np.percentile(means, [tail, 100 - tail])
 
 
-def end_tolerance(a, b, n_resamples):
-    """Four standard errors of the difference between two independent Monte-Carlo estimates of a 2.5 % quantile
-    (s·√(0.025 · 0.975 / B) / φ(1.96) each, s the bootstrap's standard deviation of the mean difference), plus one
-    step of the grid the resampled means lie on (scores in halves: 0.5 / n)."""
-    s = np.std(b - a) / np.sqrt(len(a))
-    return 4 * np.sqrt(2) * s * np.sqrt(0.025 * 0.975 / n_resamples) / stats.norm.pdf(1.96) + 0.5 / len(a)
-
-
 def scipy_paired_interval(a, b, n_resamples, seed):
     return stats.bootstrap((a, b), lambda x, y, axis: np.mean(y - x, axis=axis), paired=True, vectorized=True,
                            n_resamples=n_resamples, method="percentile",
@@ -174,22 +167,13 @@ def test_paired_bootstrap_agrees_with_scipys_paired_bootstrap_and_an_unpaired_on
     assert abs(apart[0] - theirs.low) > tolerance and abs(apart[1] - theirs.high) > tolerance
 
 
-def p_by_the_loop(d, resamples, seed=0):
-    """The randomisation test as worded: a coin toss per query (a uniform draw below 0.5 flips its sign)."""
-    rng, observed, reach = np.random.default_rng(seed), abs(sum(d) / len(d)), 0
-    for _ in range(resamples):
-        total = sum(-value if rng.random() < 0.5 else value for value in d)
-        reach += abs(total / len(d)) >= observed - 1e-12
-    return (1 + reach) / (1 + resamples)
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sign_flip_test_equals_the_loop_and_agrees_with_scipys_permutation_test(seed):
     a, b = correlated_scores(seed, 80)
     b = b + 0.05 * (np.arange(80) % 3 == 0)   # a small real difference on some queries
     means, p = sign_flip_test(np.column_stack([b - a, a - b]), n_resamples=1_500, seed=seed)
     assert means[0] == pytest.approx(np.mean(b - a), abs=1e-12) and p[0] == p[1], "the sign of the difference is irrelevant"
-    assert p[0] == p_by_the_loop(b - a, 1_500, seed)
+    assert p[0] == sign_flip_p_by_the_loop(b - a, 1_500, seed)
     mine = sign_flip_test(b - a, n_resamples=20_000, seed=seed)[1][0]
     theirs = stats.permutation_test((a, b), lambda x, y, axis: np.mean(y - x, axis=axis), permutation_type="samples",
                                     vectorized=True, n_resamples=20_000, rng=np.random.default_rng(seed + 100)).pvalue
@@ -211,17 +195,6 @@ def test_sign_flip_test_rejects_bad_input():
         sign_flip_test([1.0, 2.0], n_resamples=0)
 
 
-def holm_rejects(p_values, alpha):
-    """Holm's step-down procedure as he states it: the i-th smallest p-value against α / (m − i + 1), stopping
-    at the first that fails."""
-    rejected = set()
-    for step, j in enumerate(sorted(range(len(p_values)), key=lambda j: p_values[j])):
-        if p_values[j] > alpha / (len(p_values) - step):
-            break
-        rejected.add(j)
-    return rejected
-
-
 def random_p_values(seed):
     rng = np.random.default_rng(seed)
     p = rng.random(rng.integers(1, 60)) ** 3   # many small p-values, as in a family with real differences
@@ -233,7 +206,7 @@ def random_p_values(seed):
 def test_holm_matches_the_step_down_procedure(seed):
     p = random_p_values(seed)
     for alpha in (0.001, 0.01, 0.05, 0.1, 0.3):
-        assert set(np.flatnonzero(holm(p) <= alpha)) == holm_rejects(p, alpha), alpha
+        assert set(np.flatnonzero(holm(p) <= alpha)) == holm_step_down(p, alpha), alpha
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -9,6 +9,7 @@ write, then expects the independent comparison to raise.
 import bm25s
 import numpy as np
 import pytest
+from helpers import end_tolerance, holm_step_down, sign_flip_p_by_the_loop
 from scipy import stats
 
 import ragkit.evaluate.metrics as metrics
@@ -129,9 +130,7 @@ def test_paired_bootstrap_matches_scipy_and_an_unpaired_bug_does_not(monkeypatch
     rng = np.random.default_rng(2)
     a = rng.integers(0, 3, 150) / 2
     b = np.where(rng.random(150) < 0.8, a, rng.integers(0, 3, 150) / 2)   # equal on most queries, as two pipelines
-    # four standard errors of two Monte-Carlo estimates of a 2.5 % quantile, plus one step of the means' grid
-    spread = np.std(b - a) / np.sqrt(150)
-    tolerance = 4 * np.sqrt(2) * spread * np.sqrt(0.025 * 0.975 / 10_000) / stats.norm.pdf(1.96) + 0.5 / 150
+    tolerance = end_tolerance(a, b, 10_000)
     np.testing.assert_allclose(metrics.paired_bootstrap(a, b)[1:], scipy_paired_ends(a, b), atol=tolerance, rtol=0)
 
     def unpaired(a, b, n_resamples=10_000, level=0.95, seed=0):  # each system's queries drawn on their own
@@ -146,18 +145,8 @@ def test_paired_bootstrap_matches_scipy_and_an_unpaired_bug_does_not(monkeypatch
         np.testing.assert_allclose(metrics.paired_bootstrap(a, b)[1:], scipy_paired_ends(a, b), atol=tolerance, rtol=0)
 
 
-def holm_by_the_procedure(p_values, alpha):
-    """Holm's step-down procedure as written: the i-th smallest p-value against α / (m − i + 1), until one fails."""
-    rejected = set()
-    for step, j in enumerate(sorted(range(len(p_values)), key=lambda j: p_values[j])):
-        if p_values[j] > alpha / (len(p_values) - step):
-            break
-        rejected.add(j)
-    return rejected
-
-
 def holm_agrees(p_values):
-    return all(set(np.flatnonzero(significance.holm(p_values) <= alpha)) == holm_by_the_procedure(p_values, alpha)
+    return all(set(np.flatnonzero(significance.holm(p_values) <= alpha)) == holm_step_down(p_values, alpha)
                for alpha in (0.01, 0.02, 0.035, 0.045, 0.05, 0.1))
 
 
@@ -192,18 +181,9 @@ def test_benjamini_hochberg_matches_scipy_and_a_missing_running_minimum_does_not
                                    atol=1e-12, rtol=0)
 
 
-def sign_flip_by_the_loop(d, resamples, seed=0):
-    """The randomisation test as worded: a coin toss per query's sign, the mean, compared in absolute value."""
-    rng, observed, reach = np.random.default_rng(seed), abs(sum(d) / len(d)), 0
-    for _ in range(resamples):
-        total = sum(-value if rng.random() < 0.5 else value for value in d)
-        reach += abs(total / len(d)) >= observed - 1e-12
-    return (1 + reach) / (1 + resamples)
-
-
 def test_sign_flip_test_matches_the_loop_and_a_one_sided_bug_does_not(monkeypatch):
     d = np.random.default_rng(5).normal(0.05, 0.5, 60)
-    assert significance.sign_flip_test(d, 2_000)[1][0] == sign_flip_by_the_loop(d, 2_000)
+    assert significance.sign_flip_test(d, 2_000)[1][0] == sign_flip_p_by_the_loop(d, 2_000)
 
     def one_sided(differences, n_resamples=10_000, seed=0):  # counts only flipped means above the observed one
         d = np.asarray(differences, dtype=float)
@@ -212,4 +192,4 @@ def test_sign_flip_test_matches_the_loop_and_a_one_sided_bug_does_not(monkeypatc
         return np.array([d.mean()]), np.array([(1 + reach) / (1 + n_resamples)])
 
     monkeypatch.setattr(significance, "sign_flip_test", one_sided)
-    assert significance.sign_flip_test(d, 2_000)[1][0] != sign_flip_by_the_loop(d, 2_000)
+    assert significance.sign_flip_test(d, 2_000)[1][0] != sign_flip_p_by_the_loop(d, 2_000)
