@@ -4,7 +4,8 @@
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
 `metrics`, `by_type`, `by_lang`, `config`, `seconds`). `data pool` prints, one JSON object a line, the top
 units of a method that are not judged yet (`ragkit.commands`); `data record --judgments FILE` applies a judge's
-verdicts on them (`ragkit.evaluate.record`). Left out: serving, indexing to disk, generation.
+verdicts on them (`ragkit.evaluate.record`); `data check --own` checks a labels folder of your own
+(`ragkit.evaluate.owncheck`). Left out: serving, indexing to disk, generation.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ragkit.embed.model import pack_vectors
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.datastats import statistics_markdown
+from ragkit.evaluate.owncheck import HINT, SKIPPED, check_own_data, course_only
 from ragkit.evaluate.record import read_verdicts, record_verdicts
 
 
@@ -62,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "pack-vectors: the cached embeddings of the course data into <data>/vectors "
                            "(after a run of the notebooks and tests)")
     data.add_argument("--data", default="data", help="data folder (default: data)")
+    data.add_argument("--own", action="store_true", help="check: a labels folder of your own (corpus/ of .md or "
+                      ".txt, front matter optional, queries.jsonl beside it), without the course's minimum sizes")
     data.add_argument("--method", help="pool: retrieval method (default: dense)")
     data.add_argument("--split", default="all", help="pool: dev, test or all (default: all)")
     data.add_argument("--depth", type=int, default=10, help="pool: how many top units per query (default: 10)")
@@ -95,18 +99,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def print_check(folder: str) -> int:
-    """Print the data statistics and every problem; 0 when the data is valid, 1 otherwise.
+def print_check(folder: str, own: bool = False) -> int:
+    """Print the data statistics and every problem; 0 when the data is valid, 1 otherwise. With `own`, a labels
+    folder of your own (`ragkit.evaluate.owncheck`): what was derived for its documents, and what is not checked,
+    come first as notes. Without it, failing the course's minimum sizes or front matter ends with a hint of `--own`.
 
-    >>> print_check("data")  # doctest: +SKIP
+    >>> print_check("data/demo-handbook", own=True)  # doctest: +ELLIPSIS
+    | documents | characters | words | sources | Chinese documents | queries |
+    ...
+    note: incident-response.md: no front matter: id 'incident-response', ...
+    ...
+    data check passed: 0 problems
     0
     """
-    problems, stats = check_data(folder)
+    notes: list[str] = []
+    if own:
+        problems, notes, stats = check_own_data(folder)
+    else:
+        problems, stats = check_data(folder)
     print(statistics_markdown(stats))
     print()
+    for note in [*notes, *([SKIPPED] if own else [])]:
+        print(f"note: {note}")
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} problems" if problems else "data check passed: 0 problems")
+    hint = f"; {HINT}" if not own and course_only(problems) else ""
+    print(f"{len(problems)} problems{hint}" if problems else "data check passed: 0 problems")
     return 1 if problems else 0
 
 
@@ -119,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = [parse_setting(setting) for setting in getattr(args, "settings", [])]  # fail before loading
+        if args.command == "data" and args.own and args.action != "check":
+            raise RagkitError("--own goes with data check only")
         if args.command == "data" and args.action == "check":
-            return print_check(args.data)
+            return print_check(args.data, args.own)
         if args.command == "data" and args.action == "record":
             if not args.judgments:
                 raise RagkitError("data record needs --judgments FILE (JSON lines of verdicts)")

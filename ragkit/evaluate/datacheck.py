@@ -3,8 +3,8 @@
 `check_data` reads `data/corpus/*.md` and `data/queries.jsonl` and returns every problem at once as
 `file:line: what is wrong`, with the statistics of `ragkit.evaluate.datastats`. The command line is
 `python -m ragkit data check --data data`. Left out: counting what is in the data
-(`ragkit.evaluate.datastats`), judging whether a quote really answers its query (people do that: see the
-datasheet) and checking the prose.
+(`ragkit.evaluate.datastats`), a labels folder of your own (`--own`: `ragkit.evaluate.owncheck`), judging
+whether a quote really answers its query (people do that: see the datasheet) and checking the prose.
 """
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ class _Meta:
         self.source, self.lang = meta.get("source", ""), meta.get("lang", "")
 
 
-def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[str]) -> None:
-    """Append every problem of one query record.
+def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[str], own: bool = False) -> None:
+    """Append every problem of one query record (`own`: a multi query's evidence may be pooled, as a widget's is).
 
     >>> problems = []
     >>> check_query({"id": "q", "text": "x", "lang": "en", "type": "keyword", "split": "dev", "answer": "",
@@ -104,8 +104,8 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
     if kind != "unanswerable" and not evidence:
         problems.append(f"{where}: a {kind} query needs evidence")
     written = [item for item in evidence if isinstance(item, dict) and item.get("origin", "written") == "written"]
-    if kind == "multi" and len({item.get("doc") for item in written}) < 2:
-        problems.append(f"{where}: a multi query needs written evidence from at least two documents")
+    if kind == "multi" and len({item.get("doc") for item in (evidence if own else written) if isinstance(item, dict)}) < 2:
+        problems.append(f"{where}: a multi query needs {'' if own else 'written '}evidence from at least two documents")
     named = record.get("parts")  # a query labelled in notebook 12's widget names its parts; else one per quote
     n_parts = len(named) if isinstance(named, list) and named else len(written)
     for item in evidence:
@@ -134,8 +134,8 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
             problems.append(f"{where}: filters {filters} exclude evidence document {item['doc']}")
 
 
-def check_queries(path: Path, docs: dict[str, dict], problems: list[str]) -> list[dict]:
-    """Check every query line, appending problems; returns the records that parsed.
+def check_queries(path: Path, docs: dict[str, dict], problems: list[str], own: bool = False) -> list[dict]:
+    """Check every query line, appending problems (`own`: as `check_query`); returns the records that parsed.
 
     >>> problems = []
     >>> check_queries(Path("missing.jsonl"), {}, problems), problems
@@ -160,7 +160,7 @@ def check_queries(path: Path, docs: dict[str, dict], problems: list[str]) -> lis
         if record.get("id") in seen:
             problems.append(f"{where}: id {record.get('id')!r} repeats line {seen[record.get('id')]}")
         seen[record.get("id")] = number
-        check_query(record, where, docs, problems)
+        check_query(record, where, docs, problems, own)
         records.append(record)
     return records
 

@@ -1,0 +1,127 @@
+"""Check a labels folder of your own (`python -m ragkit data check --data FOLDER --own`).
+
+A labels folder is laid out as the course's `data/` (`ragkit.evaluate.ownlabels`): documents in `corpus/`, `.md`
+or `.txt`, front matter optional, and `queries.jsonl` and `judgments.jsonl` beside it. `check_own_data` reads the
+documents as the judging widget does (`ragkit.corpus.load_documents` deriving what front matter lacks; each derived
+field comes back as a note, not a problem) and checks the queries and judgments with the course's own code
+(`ragkit.evaluate.datacheck.check_queries`, `ragkit.evaluate.judgecheck.check_judgments`): unique ids, evidence
+that names a known document (by its derived id too), quotes that occur exactly once, judgments that agree with
+the evidence. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
+id) raises a `RagkitError` of one line. Left out, as only the course's data is held to them: the course's
+minimum sizes (documents, characters, sources, queries, queries per type), the dev/test balance of each query
+type, full front matter, `.md` only, an id equal to the file name, and a recorded language-model file in `llm/`
+that does not exist (the ones that exist are checked). Also left out: the journal `verdicts.jsonl`
+(`ragkit.evaluate.ownlabels.replay_journal` rebuilds the labels from it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from ragkit.corpus import load_documents
+from ragkit.errors import RagkitError
+from ragkit.evaluate import recordcheck
+from ragkit.evaluate.datacheck import check_queries
+from ragkit.evaluate.datastats import data_statistics
+from ragkit.evaluate.judgecheck import check_judgments
+from ragkit.evaluate.ownlabels import derivation_notes
+
+SKIPPED = ("a labels folder of your own: the course's minimum sizes and the dev/test balance of each query type "
+           "are not checked, nor llm/ record files that do not exist")
+HINT = "a labels folder of your own is checked with --own (front matter optional, no minimum sizes)"
+COURSE_ONLY = ("fewer than the required", "queries, fewer than", ": no front matter", "front matter lacks",
+               "no .md documents found")  # the course's problems that a folder of your own is not held to
+
+
+def own_documents(folder: str | Path) -> tuple[dict[str, dict], list[str]]:
+    """The documents of a labels folder as the judging widget reads them, as id → {meta, body, path} (the form
+    the course's checks read), and a note for every document whose front matter lacked fields.
+
+    >>> docs, notes = own_documents("data/demo-handbook")
+    >>> len(docs), docs["release-checklist"]["meta"]["source"], notes[0].split(":")[0]
+    (16, 'demo-handbook', 'incident-response.md')
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RagkitError(f"{folder}: no such folder")
+    if not (folder / "corpus").is_dir():
+        held = len([*folder.glob("*.md"), *folder.glob("*.txt")])
+        raise RagkitError(f"{folder}: no corpus/ folder" + (f" (it holds {held} documents itself)" if held else "") +
+                          ": the documents go in corpus/ inside the folder, the labels beside it, as in data/")
+    loaded = load_documents(folder / "corpus", derive=True)  # unreadable, not UTF-8, a duplicate id: one line
+    docs = {doc.doc_id: {"meta": {"id": doc.doc_id, "title": doc.title, "source": doc.source, "date": doc.date,
+                                  "lang": doc.lang, "version": doc.version}, "body": doc.text, "path": doc.path}
+            for doc in loaded}
+    return docs, derivation_notes(loaded)
+
+
+def document_problems(docs: dict[str, dict]) -> list[str]:
+    """What is wrong with documents read with their front matter optional: a language the pipeline has no
+    analyzer for, a date that is not ISO (filters compare dates), no body text.
+
+    >>> document_problems({"faq": {"meta": {"lang": "fr", "date": "2026-01-02"}, "body": "Bonjour", "path": "faq.md"}})
+    ["faq.md: lang must be 'en' or 'zh', got 'fr'"]
+    """
+    problems = []
+    for doc in docs.values():
+        meta, where = doc["meta"], doc["path"]
+        if meta.get("lang") not in ("en", "zh"):
+            problems.append(f"{where}: lang must be 'en' or 'zh', got {meta.get('lang')!r}")
+        try:
+            date.fromisoformat(meta.get("date", ""))
+        except ValueError:
+            problems.append(f"{where}: date must be ISO YYYY-MM-DD, got {meta.get('date')!r}")
+        if not doc["body"].strip():
+            problems.append(f"{where}: the document has no body text")
+    return problems
+
+
+def readable(path: Path) -> Path:
+    """`path`, once it is known to read as UTF-8 text when it exists; else a `RagkitError` of one line.
+
+    >>> readable(Path("no-such-file.jsonl")).name
+    'no-such-file.jsonl'
+    """
+    try:
+        if path.is_file():
+            path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RagkitError(f"{path}: cannot read the file: {error}") from None
+    return path
+
+
+def check_own_data(folder: str | Path) -> tuple[list[str], list[str], dict]:
+    """Every problem of a labels folder of your own (empty when it is valid), the notes of what was derived for
+    documents without full front matter, and its statistics (as `ragkit.evaluate.datacheck.check_data` gives).
+
+    >>> problems, notes, stats = check_own_data("data/demo-handbook")
+    >>> problems, len(notes), stats["totals"]["queries"]
+    ([], 6, 20)
+    """
+    folder = Path(folder)
+    docs, notes = own_documents(folder)
+    problems = document_problems(docs)
+    records = check_queries(readable(folder / "queries.jsonl"), docs, problems, own=True)
+    if readable(folder / "judgments.jsonl").is_file():
+        check_judgments(folder / "judgments.jsonl", docs, records, problems)
+    llm = folder / "llm"  # the recorded language-model files: only those that exist
+    for variant in ("", "plain"):
+        if (llm / variant / recordcheck.CONTEXTS_FILE).is_file():
+            recordcheck.check_contexts(folder, problems, variant=variant)
+    if any((llm / name).is_file() for name in (recordcheck.RERANK_FILE, recordcheck.REWRITE_FILE,
+                                               recordcheck.TRANSLATE_FILE)):
+        recordcheck.check_rerank_records(folder, problems)
+    recordcheck.check_beir_rerank_records(folder, problems)
+    return problems, notes, data_statistics(docs, records)
+
+
+def course_only(problems: Sequence[str]) -> bool:
+    """Whether a course check failed in a way a labels folder of your own is not held to (minimum sizes,
+    front matter, `.md` only): then `python -m ragkit data check` ends with `HINT`.
+
+    >>> course_only(["data/x: 11 documents, fewer than the required 60"]), course_only(["q.jsonl:3: bad quote"])
+    (True, False)
+    """
+    return any(marker in problem for problem in problems for marker in COURSE_ONLY)
