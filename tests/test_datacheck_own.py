@@ -9,7 +9,7 @@ import pytest
 
 from ragkit.cli import main
 from ragkit.errors import RagkitError
-from ragkit.evaluate.datacheck import check_data
+from ragkit.evaluate.datacheck import check_data, check_query
 from ragkit.evaluate.owncheck import HINT, SKIPPED, check_own_data, course_only
 
 FAQ = "# Parking\n\nVisitors park in bay 4 behind the building. Staff park anywhere else.\n"
@@ -169,3 +169,19 @@ def test_front_matter_that_is_given_must_still_be_usable(tmp_path):
     assert [p.split("/corpus/")[1] for p in problems] == [
         "empty.txt: the document has no body text", "welcome.md: lang must be 'en' or 'zh', got 'fr'",
         "welcome.md: date must be ISO YYYY-MM-DD, got 'March 2026'"], problems
+
+
+def test_a_query_no_passage_answers_yet_is_a_note_in_own_mode_and_a_problem_for_the_course(tmp_path, capsys):
+    """A widget's query whose pool held no answer (or is still being judged) is legitimate in a folder of your own:
+    a note that eval leaves it out, not a problem; the course's contract still wants evidence."""
+    waiting = {**query(query_id="q-002"), "evidence": []}
+    for kind in ("paraphrase", "multi"):
+        folder = labels_folder(tmp_path / kind, [query(), {**waiting, "type": kind}])
+        problems, notes, _ = check_own_data(folder)
+        assert problems == [] and [n for n in notes if n.startswith("q-002:")] == [
+            "q-002: no passage judged as answering it yet, so the eval command leaves it out"], (problems, notes)
+    code, lines, _ = run(capsys, "--data", str(folder), "--own")
+    assert code == 0 and "note: q-002: no passage judged as answering it yet" in "\n".join(lines)
+    course = []
+    check_query({**waiting, "type": "paraphrase"}, "q.jsonl:2", {}, course)
+    assert course == ["q.jsonl:2: a paraphrase query needs evidence"]

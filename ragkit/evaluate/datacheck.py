@@ -77,7 +77,8 @@ class _Meta:
 
 
 def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[str], own: bool = False) -> None:
-    """Append every problem of one query record (`own`: a multi query's evidence may be pooled, as a widget's is).
+    """Append every problem of one query record (`own`: a multi query's evidence may be pooled, as a widget's is,
+    and a query without evidence yet is no problem: `ragkit.evaluate.owncheck` notes it).
 
     >>> problems = []
     >>> check_query({"id": "q", "text": "x", "lang": "en", "type": "keyword", "split": "dev", "answer": "",
@@ -101,10 +102,11 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
         return
     if kind == "unanswerable" and evidence:
         problems.append(f"{where}: an unanswerable query must have no evidence")
-    if kind != "unanswerable" and not evidence:
+    if kind != "unanswerable" and not evidence and not own:
         problems.append(f"{where}: a {kind} query needs evidence")
     written = [item for item in evidence if isinstance(item, dict) and item.get("origin", "written") == "written"]
-    if kind == "multi" and len({item.get("doc") for item in (evidence if own else written) if isinstance(item, dict)}) < 2:
+    cited = {item.get("doc") for item in (evidence if own else written) if isinstance(item, dict)}
+    if kind == "multi" and len(cited) < 2 and (evidence or not own):
         problems.append(f"{where}: a multi query needs {'' if own else 'written '}evidence from at least two documents")
     named = record.get("parts")  # a query labelled in notebook 12's widget names its parts; else one per quote
     n_parts = len(named) if isinstance(named, list) and named else len(written)

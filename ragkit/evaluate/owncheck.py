@@ -6,7 +6,7 @@ documents as the judging widget does (`ragkit.corpus.load_documents` deriving wh
 field comes back as a note, not a problem) and checks the queries and judgments with the course's own code
 (`ragkit.evaluate.datacheck.check_queries`, `ragkit.evaluate.judgecheck.check_judgments`): unique ids, evidence
 that names a known document (by its derived id too), quotes that occur exactly once, judgments that agree with
-the evidence. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
+the evidence; a query that no passage answers yet (being judged, or none of its pool answered) is a note. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
 id) raises a `RagkitError` of one line. Left out, as only the course's data is held to them: the course's
 minimum sizes (documents, characters, sources, queries, queries per type), the dev/test balance of each query
 type, full front matter, `.md` only, an id equal to the file name, and a recorded language-model file in `llm/`
@@ -114,6 +114,8 @@ def check_own_data(folder: str | Path) -> tuple[list[str], list[str], dict]:
                                                recordcheck.TRANSLATE_FILE)):
         recordcheck.check_rerank_records(folder, problems)
     recordcheck.check_beir_rerank_records(folder, problems)
+    notes += [f"{record.get('id')}: no passage judged as answering it yet, so the eval command leaves it out"
+              for record in records if not record.get("evidence") and record.get("type") != "unanswerable"]
     return problems, notes, data_statistics(docs, records)
 
 
