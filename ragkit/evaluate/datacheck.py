@@ -55,17 +55,29 @@ def check_documents(folder: Path, problems: list[str]) -> dict[str, dict]:
             problems.append(f"{path}:{line_of.get('id', 1)}: id {doc_id!r} differs from the file name {path.stem!r}")
         if doc_id in docs:
             problems.append(f"{path}:{line_of.get('id', 1)}: id {doc_id!r} is also used by {docs[doc_id]['path']}")
-        if meta.get("lang") not in ("en", "zh"):
-            problems.append(f"{path}:{line_of.get('lang', 1)}: lang must be 'en' or 'zh', got {meta.get('lang')!r}")
-        try:
-            date.fromisoformat(meta.get("date", ""))
-        except ValueError:
-            problems.append(f"{path}:{line_of.get('date', 1)}: date must be ISO YYYY-MM-DD, got {meta.get('date')!r}")
-        if not body.strip():
-            problems.append(f"{path}: the document has no body text")
+        problems += content_problems(meta, body, str(path), line_of)
         if doc_id and doc_id not in docs:
             docs[doc_id] = {"meta": meta, "body": body, "path": str(path)}
     return docs
+
+
+def content_problems(meta: dict, body: str, path: str, line_of: dict[str, int] | None = None) -> list[str]:
+    """A document's language the analyzers lack, a date that is not ISO (filters compare dates), an empty body;
+    `line_of` gives a front-matter field's line.
+
+    >>> content_problems({"lang": "fr", "date": "2026-01-02"}, "Bonjour", "faq.md")
+    ["faq.md: lang must be 'en' or 'zh', got 'fr'"]
+    """
+    def where(field: str) -> str:
+        return f"{path}:{line_of.get(field, 1)}" if line_of is not None else path
+
+    problems = [] if meta.get("lang") in ("en", "zh") else [
+        f"{where('lang')}: lang must be 'en' or 'zh', got {meta.get('lang')!r}"]
+    try:
+        date.fromisoformat(meta.get("date", ""))
+    except ValueError:
+        problems.append(f"{where('date')}: date must be ISO YYYY-MM-DD, got {meta.get('date')!r}")
+    return problems + ([] if body.strip() else [f"{path}: the document has no body text"])
 
 
 class _Meta:

@@ -17,16 +17,15 @@ that does not exist (the ones that exist are checked). Also left out: the journa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from pathlib import Path
 
 from ragkit.corpus import load_documents
 from ragkit.errors import RagkitError
 from ragkit.evaluate import recordcheck
-from ragkit.evaluate.datacheck import check_queries
+from ragkit.evaluate.datacheck import check_queries, content_problems
 from ragkit.evaluate.datastats import data_statistics
 from ragkit.evaluate.judgecheck import check_judgments
-from ragkit.evaluate.ownlabels import derivation_notes
+from ragkit.evaluate.ownlabels import corpus_of, derivation_notes
 
 SKIPPED = ("a labels folder of your own: the course's minimum sizes and the dev/test balance of each query type "
            "are not checked, nor llm/ record files that do not exist")
@@ -43,14 +42,7 @@ def own_documents(folder: str | Path) -> tuple[dict[str, dict], list[str]]:
     >>> len(docs), docs["release-checklist"]["meta"]["source"], notes[0].split(":")[0]
     (16, 'demo-handbook', 'incident-response.md')
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise RagkitError(f"{folder}: no such folder")
-    if not (folder / "corpus").is_dir():
-        held = len([*folder.glob("*.md"), *folder.glob("*.txt")])
-        raise RagkitError(f"{folder}: no corpus/ folder" + (f" (it holds {held} documents itself)" if held else "") +
-                          ": the documents go in corpus/ inside the folder, the labels beside it, as in data/")
-    loaded = load_documents(folder / "corpus", derive=True)  # unreadable, not UTF-8, a duplicate id: one line
+    loaded = load_documents(corpus_of(folder), derive=True)  # unreadable, not UTF-8, a duplicate id: one line
     docs = {doc.doc_id: {"meta": {"id": doc.doc_id, "title": doc.title, "source": doc.source, "date": doc.date,
                                   "lang": doc.lang, "version": doc.version}, "body": doc.text, "path": doc.path}
             for doc in loaded}
@@ -64,18 +56,7 @@ def document_problems(docs: dict[str, dict]) -> list[str]:
     >>> document_problems({"faq": {"meta": {"lang": "fr", "date": "2026-01-02"}, "body": "Bonjour", "path": "faq.md"}})
     ["faq.md: lang must be 'en' or 'zh', got 'fr'"]
     """
-    problems = []
-    for doc in docs.values():
-        meta, where = doc["meta"], doc["path"]
-        if meta.get("lang") not in ("en", "zh"):
-            problems.append(f"{where}: lang must be 'en' or 'zh', got {meta.get('lang')!r}")
-        try:
-            date.fromisoformat(meta.get("date", ""))
-        except ValueError:
-            problems.append(f"{where}: date must be ISO YYYY-MM-DD, got {meta.get('date')!r}")
-        if not doc["body"].strip():
-            problems.append(f"{where}: the document has no body text")
-    return problems
+    return [problem for doc in docs.values() for problem in content_problems(doc["meta"], doc["body"], doc["path"])]
 
 
 def readable(path: Path) -> Path:

@@ -32,11 +32,11 @@ HOW = {"id": "the file name", "title": "its first '# ' heading (else the file na
        "date": "the file's last change", "lang": "its characters (zh: a quarter or more Chinese)"}
 
 
-def open_folder(folder: str | Path) -> list[Document]:
-    """The documents of a labels folder (`<folder>/corpus/`), or a `RagkitError` of one line saying what is wrong.
+def corpus_of(folder: str | Path) -> Path:
+    """The documents' folder of a labels folder, `<folder>/corpus/`, or a `RagkitError` of one line.
 
-    >>> len(open_folder("data/demo-handbook"))
-    16
+    >>> corpus_of("data/demo-handbook").name
+    'corpus'
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -45,7 +45,16 @@ def open_folder(folder: str | Path) -> list[Document]:
         held = len([*folder.glob("*.md"), *folder.glob("*.txt")])
         raise RagkitError(f"{folder}: no corpus/ folder" + (f" (it holds {held} documents itself)" if held else "") +
                           ": the documents go in corpus/ inside the folder you pick, the labels beside it, as in data/")
-    docs = load_documents(folder / "corpus")  # empty, unreadable, not UTF-8, a duplicate id: one line each
+    return folder / "corpus"
+
+
+def open_folder(folder: str | Path) -> list[Document]:
+    """The documents of a labels folder (`<folder>/corpus/`), or a `RagkitError` of one line saying what is wrong.
+
+    >>> len(open_folder("data/demo-handbook"))
+    16
+    """
+    docs = load_documents(corpus_of(folder))  # empty, unreadable, not UTF-8, a duplicate id: one line each
     labelled_queries(folder)  # labels that do not parse: one line, file and line number
     return docs
 
