@@ -382,7 +382,7 @@ def test_a_new_chunking_reports_progress_and_a_knob_move_rebuilds_nothing(tiny):
 
 def test_ltr_is_trained_once_when_first_asked_for(tiny):
     assert tiny.ranker is None
-    first = playground_update(tiny, QUERIES, {"rerank": "ltr"}, "keys", 3)
+    first = playground_update(tiny, QUERIES, {"rerank": "ltr", "ltr_objective": "pointwise"}, "keys", 3)
     ranker = tiny.ranker
     assert ranker is not None and ranker.objective == "pointwise" and "optimistic" in first["message"]
     playground_update(tiny, QUERIES, {"k1": 0.8}, "keys", 3, first)

@@ -62,7 +62,7 @@ def pairwise_differences(features: np.ndarray, labels: np.ndarray, groups: np.nd
 
 
 def fit_ranker(features: np.ndarray, labels: Sequence[int], groups: Sequence, names: Sequence[str],
-               objective: str = "pointwise", seed: int = 0) -> LinearRanker:
+               objective: str = "pairwise", seed: int = 0) -> LinearRanker:
     """Train a `LinearRanker` on candidates (rows), their 0/1 labels and the query each belongs to.
 
     >>> x = np.array([[0.9, 1.0], [0.2, 0.0], [0.8, 1.0], [0.3, 0.0]])
