@@ -297,7 +297,6 @@ def api(url: str, method: str = "GET", body: dict | None = None):
 class Lab:
     url: str
     log: Path
-    started: bool = False  # whether a test has started the kernel of the notebook it opens
 
 
 @contextlib.contextmanager
@@ -615,15 +614,14 @@ def move_slider(page, notebook: str, move: Move):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.notebook.removesuffix(".ipynb") for case in CASES])
-def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path):
+def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, request):
     """Pictures before running, then Run All, every widget drawn live, each move redraws its widget and reaches
-    the kernel."""
-    following = CASES[CASES.index(case) + 1:]
-    if case is CASES[0] or not lab.started:  # the first one (or one run alone): its own kernel first
+    the kernel; closing the notebook logs no error either."""
+    if not sessions_of(lab, case.notebook):  # not started while the previous notebook ran (the first, or -k)
         start_kernel(lab, case.notebook).join()
+    following = next_case(request)
     if following:
-        start_kernel(lab, following[0].notebook)
-    lab.started = True
+        start_kernel(lab, following.notebook)
     page, passed = pages.get(), False
     problems, cells, clock = [], [], [time.monotonic()]
 
@@ -658,22 +656,45 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path):
             if os.environ.get("RAGKIT_UPDATE_SCREENSHOTS") == "1":
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 shutil.copy(tmp_path / case.docs, SCREENSHOTS / case.docs)
+        page.screenshot(path=tmp_path / "page.png")
+        close_notebook(page, lab, case.notebook)  # an error while it closes is this notebook's, not the next one's
+        assert not problems, f"{case.notebook}: errors in the browser on closing it:\n" + "\n".join(problems[:10])
         steps = ", ".join(f"{name} {b - a:.0f} s" for name, a, b in
                           zip(["opened", "Run All", f"{len(case.moves)} slider moves"], clock[:-1], clock[1:],
                               strict=True))
         print(f"{case.notebook}: {steps}; screenshots in {tmp_path}")
         passed = True
     finally:
-        with contextlib.suppress(Exception):  # what the page showed last, also after a failure
-            page.screenshot(path=tmp_path / "page.png")
         page.remove_listener("console", console)
         page.remove_listener("pageerror", error)
-        if not passed:  # the next notebook starts from a fresh page, not from whatever this one left
+        if not passed:  # what the page showed last; the next notebook starts from a fresh page, not from this one
+            with contextlib.suppress(Exception):
+                page.screenshot(path=tmp_path / "page.png")
             pages.drop()
-        with contextlib.suppress(OSError):  # free this notebook's kernel (the next one's is starting)
-            for session in api(f"{lab.url}/api/sessions") or []:
-                if session["path"].endswith(case.notebook):
+            with contextlib.suppress(OSError):
+                for session in sessions_of(lab, case.notebook):
                     api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
+
+
+def sessions_of(lab: Lab, notebook: str) -> list[dict]:
+    """The server's kernel sessions of the notebook."""
+    return [session for session in api(f"{lab.url}/api/sessions") or [] if session["path"].endswith(notebook)]
+
+
+def next_case(request) -> Case | None:
+    """The case of the next selected test of this kind, if any (with -k, not simply the next in CASES)."""
+    items = request.session.items
+    later = items[items.index(request.node) + 1:]
+    return next((item.callspec.params["case"] for item in later
+                 if item.originalname == request.node.originalname and hasattr(item, "callspec")), None)
+
+
+def close_notebook(page, lab: Lab, notebook: str) -> None:
+    """Close the notebook in the page (no save prompt) and stop its kernel; give the page a moment to log errors."""
+    page.evaluate("() => { for (const w of [...window.jupyterapp.shell.widgets('main')]) w.dispose(); }")
+    for session in sessions_of(lab, notebook):
+        api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
+    time.sleep(0.5)
 
 
 def photograph(page, cell, until: str, path: Path) -> None:
