@@ -89,8 +89,8 @@ class _Meta:
 
 
 def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[str], own: bool = False) -> None:
-    """Append every problem of one query record (`own`: a multi query's evidence may be pooled, as a widget's is,
-    and a query without evidence yet is no problem: `ragkit.evaluate.owncheck` notes it).
+    """Append every problem of one query record (`own`: a query without evidence yet, or a multi query whose parts
+    are answered in one document or not all yet, is no problem: `ragkit.evaluate.owncheck` notes what is missing).
 
     >>> problems = []
     >>> check_query({"id": "q", "text": "x", "lang": "en", "type": "keyword", "split": "dev", "answer": "",
@@ -117,9 +117,8 @@ def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[
     if kind != "unanswerable" and not evidence and not own:
         problems.append(f"{where}: a {kind} query needs evidence")
     written = [item for item in evidence if isinstance(item, dict) and item.get("origin", "written") == "written"]
-    cited = {item.get("doc") for item in (evidence if own else written) if isinstance(item, dict)}
-    if kind == "multi" and len(cited) < 2 and (evidence or not own):
-        problems.append(f"{where}: a multi query needs {'' if own else 'written '}evidence from at least two documents")
+    if kind == "multi" and len({item.get("doc") for item in written}) < 2 and not own:
+        problems.append(f"{where}: a multi query needs written evidence from at least two documents")
     named = record.get("parts")  # a query labelled in notebook 12's widget names its parts; else one per quote
     n_parts = len(named) if isinstance(named, list) and named else len(written)
     for item in evidence:

@@ -6,7 +6,8 @@ documents as the judging widget does (`ragkit.corpus.load_documents` deriving wh
 field comes back as a note, not a problem) and checks the queries and judgments with the course's own code
 (`ragkit.evaluate.datacheck.check_queries`, `ragkit.evaluate.judgecheck.check_judgments`): unique ids, evidence
 that names a known document (by its derived id too), quotes that occur exactly once, judgments that agree with
-the evidence; a query that no passage answers yet (being judged, or none of its pool answered) is a note. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
+the evidence; a query, or a named part of one, that no passage answers yet (being judged, or none of its pool
+answered) is a note, and so is a multi query answered within one document. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
 id) raises a `RagkitError` of one line. Left out, as only the course's data is held to them: the course's
 minimum sizes (documents, characters, sources, queries, queries per type), the dev/test balance of each query
 type, full front matter, `.md` only, an id equal to the file name, and a recorded language-model file in `llm/`
@@ -95,9 +96,27 @@ def check_own_data(folder: str | Path) -> tuple[list[str], list[str], dict]:
                                                recordcheck.TRANSLATE_FILE)):
         recordcheck.check_rerank_records(folder, problems)
     recordcheck.check_beir_rerank_records(folder, problems)
-    notes += [f"{record.get('id')}: no passage judged as answering it yet, so the eval command leaves it out"
-              for record in records if not record.get("evidence") and record.get("type") != "unanswerable"]
+    notes += [note for record in records for note in answer_notes(record)]
     return problems, notes, data_statistics(docs, records)
+
+
+def answer_notes(record: dict) -> list[str]:
+    """What a query of your own still lacks: any answer at all (the eval command then leaves it out), or an answer
+    to one of its named parts (it then counts as a miss for every method).
+
+    >>> answer_notes({"id": "q-1", "type": "multi", "parts": ["fee", "deadline"],
+    ...               "evidence": [{"doc": "faq", "quote": "The fee is 5 euros.", "parts": [0]}]})
+    ["q-1: part 2 of 2 ('deadline') has no passage judged as answering it yet"]
+    """
+    evidence = [item for item in record.get("evidence") or [] if isinstance(item, dict)]
+    if record.get("type") == "unanswerable":
+        return []
+    if not evidence:
+        return [f"{record.get('id')}: no passage judged as answering it yet, so the eval command leaves it out"]
+    parts = record.get("parts") if isinstance(record.get("parts"), list) else []
+    answered = {part for item in evidence for part in item.get("parts") or [] if isinstance(part, int)}
+    return [f"{record.get('id')}: part {n + 1} of {len(parts)} ({name!r}) has no passage judged as answering it yet"
+            for n, name in enumerate(parts) if n not in answered]
 
 
 def course_only(problems: Sequence[str]) -> bool:
