@@ -27,6 +27,7 @@ STOPWORD_LISTS = ("none", "en")
 IDENTIFIERS = ("whole", "split")
 JOINERS = re.compile(r"[-/]")  # where Lucene's standard tokenizer cuts an identifier such as ts-203 or v2/sessions
 SPLIT_WORD = re.compile(WORD.pattern.replace(r"\-/", ""))  # `WORD` on a text whose - and / are cut: same words
+assert SPLIT_WORD.pattern != WORD.pattern, "WORD no longer joins words at - and /: rewrite SPLIT_WORD"
 LUCENE_ENGLISH_STOP_WORDS = frozenset("""
 a an and are as at be but by for if in into is it no not of on or such that the their then there these they this
 to was will with
@@ -71,7 +72,7 @@ class Analyzer:
             snowball.maxCacheSize = 0  # its own cache thrashes on a large corpus; `stems` keeps one of its own
             self._stem = snowball.stemWords
         self._stop = LUCENE_ENGLISH_STOP_WORDS if stopwords == "en" else frozenset()
-        self._stems: dict[str, str] = {}  # word -> stem, for every word stemmed so far
+        self._stems: dict[str, str] = {}  # word -> stem, every word stemmed so far (grows with the vocabulary)
 
     def words(self, text: str) -> list[str]:
         """The word tokens of one text, identifiers split or whole, stop words dropped (not yet stemmed).
@@ -99,7 +100,11 @@ class Analyzer:
         return [list(map(known.__getitem__, words)) for words in token_lists]
 
     def tokens(self, text: str) -> list[str]:
-        """The BM25 terms of one text."""
+        """The BM25 terms of one text.
+
+        >>> Analyzer("snowball", identifiers="split").tokens("Rotated TS-203 keys")
+        ['rotat', 'ts', '203', 'key']
+        """
         return self.stems([self.words(text)])[0]
 
     def tokens_of_all(self, texts: Iterable[str]) -> list[list[str]]:
