@@ -11,7 +11,8 @@ answered) is a note, and so is a multi query answered within one document. A fol
 id) raises a `RagkitError` of one line. Left out, as only the course's data is held to them: the course's
 minimum sizes (documents, characters, sources, queries, queries per type), the dev/test balance of each query
 type, full front matter, `.md` only, an id equal to the file name, and a recorded language-model file in `llm/`
-that does not exist (the ones that exist are checked). Also left out: the journal `verdicts.jsonl`
+that does not exist (the ones that exist are checked). Also left out: the query drafts (`llm/draft-prompts.jsonl`,
+`llm/drafts/`: nothing is labelled from them) and the journal `verdicts.jsonl`
 (`ragkit.evaluate.ownlabels.replay_journal` rebuilds the labels from it).
 """
 
