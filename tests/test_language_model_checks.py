@@ -12,7 +12,7 @@ from ragkit.chunk.context import contextual_texts
 from ragkit.cli import main
 from ragkit.corpus import Document
 from ragkit.evaluate.folds import cross_fitted_rankings, query_folds
-from ragkit.evaluate.recordcheck import check_beir_rerank_records
+from ragkit.evaluate.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
 from ragkit.llm.client import LanguageModel
 from ragkit.llm.prompts import prompt_key, situate_prompt
 
@@ -126,6 +126,68 @@ def test_data_check_wants_one_english_rendering_per_chinese_query(root, tmp_path
     check_rerank_records(data, problems)
     missing = json.loads(lines[0])["query"]
     assert problems == [f"{path}: 1 Chinese queries do not have exactly one English rendering (first: {missing})"]
+
+
+def own_folder(root, tmp_path, files):
+    """A folder of the course's documents and queries whose `llm/` holds the first lines of each recorded file in
+    `files`, with the responses given (by line) put in place of the recorded ones."""
+    data = tmp_path / "data"
+    shutil.copytree(root / "data" / "corpus", data / "corpus")
+    shutil.copy(root / "data" / "queries.jsonl", data)
+    for name, responses in files.items():
+        (data / "llm" / name).parent.mkdir(parents=True, exist_ok=True)
+        lines = (root / "data" / "llm" / name).read_text(encoding="utf-8").splitlines()[:len(responses) + 1]
+        lines[:-1] = [json.dumps(json.loads(line) | {"response": response})
+                      for line, response in zip(lines, responses, strict=False)]
+        (data / "llm" / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return data
+
+
+def test_a_response_that_is_not_a_string_is_one_problem_not_a_crash(root, tmp_path, capsys):
+    # people write these files themselves (data check --own): a number where "7" belongs is a likely slip
+    files = {"query-rewrites.jsonl": [5], "rerank-scores.jsonl": [7, "²", None],
+             "query-translations.jsonl": [["one", "line"]]}
+    data = own_folder(root, tmp_path, files)
+    problems = []
+    assert check_rerank_records(data, problems) == 8
+    llm = data / "llm"
+    expected = [f"{llm / 'rerank-scores.jsonl'}:1: the response must be a JSON string, got 7",
+                f"{llm / 'rerank-scores.jsonl'}:2: a score must be a whole number from 0 to 10, got '²'",
+                f"{llm / 'rerank-scores.jsonl'}:3: the response must be a JSON string, got null",
+                f"{llm / 'query-rewrites.jsonl'}:1: the response must be a JSON string, got 5",
+                f"{llm / 'query-translations.jsonl'}:1: the response must be a JSON string, got [\"one\", \"line\"]"]
+    assert problems[:-1] == expected, "one line each, and none for the recorded lines after them"
+    assert "Chinese queries do not have exactly one English rendering" in problems[-1]
+    assert main(["data", "check", "--data", str(data), "--own"]) == 1
+    out = capsys.readouterr().out
+    assert all(line in out for line in expected)
+
+
+@pytest.mark.parametrize("variant", ["", "plain"])
+def test_a_context_that_is_not_a_string_is_one_problem_not_a_crash(root, tmp_path, variant):
+    name = f"{variant}/situating-contexts.jsonl".lstrip("/")
+    data = own_folder(root, tmp_path, {})
+    lines = (root / "data" / "llm" / name).read_text(encoding="utf-8").splitlines()
+    lines[0] = json.dumps(json.loads(lines[0]) | {"response": 3.5})
+    (data / "llm" / name).parent.mkdir(parents=True)
+    (data / "llm" / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = []
+    assert check_contexts(data, problems, variant=variant) == len(lines)
+    assert problems == [f"{data / 'llm' / name}:1: the response must be a JSON string, got 3.5"]
+
+
+def test_a_cranfield_score_that_is_not_a_string_is_one_problem_not_a_crash(root, tmp_path):
+    data = tmp_path / "data"
+    (data / "llm").mkdir(parents=True)
+    shutil.copytree(root / "data" / "cranfield", data / "cranfield")
+    path = data / "llm" / "cranfield-rerank-scores.jsonl"
+    lines = (root / "data" / "llm" / path.name).read_text(encoding="utf-8").splitlines()
+    lines[:2] = [json.dumps(json.loads(lines[0]) | {"response": 7}), json.dumps(json.loads(lines[1]) | {"response": "³"})]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = []
+    assert check_beir_rerank_records(data, problems) == len(lines)
+    assert problems == [f"{path}:1: the response must be a JSON string, got 7",
+                        f"{path}:2: a score must be a whole number from 0 to 10, got '³'"]
 
 
 def test_the_last_rung_replays_at_depth_50_on_the_test_split(root, capsys):

@@ -4,7 +4,9 @@ The situating contexts of notebook 07 were recorded for the chunkings in `RECORD
 overlap). Every chunk of each must have exactly one recorded context, filed under the key of its prompt, and
 each context must be 1 to 3 sentences. The rerank scores and query rewrites of notebook 09, and the English
 renderings of Chinese queries used for pooling, must each be filed under the key of the prompt rebuilt from the
-query and chunk they name, a score must be a whole number from 0 to 10 and a rewrite or rendering one line. `python -m ragkit data check` runs this when `data/llm/` exists.
+query and chunk they name, a score must be a whole number from 0 to 10 and a rewrite or rendering one line
+(every response a JSON string: 7 for "7" is one problem line, as people write these files too). `python -m
+ragkit data check` runs this when `data/llm/` exists (`--own`: on the files of a folder of your own).
 Left out: judging whether a context is true to its document (people read samples: see data/llm/README.md).
 """
 
@@ -25,6 +27,7 @@ RECORDED_CHUNKINGS = ((800, 100),)
 CONTEXTS_FILE = "situating-contexts.jsonl"
 RERANK_FILE, REWRITE_FILE, TRANSLATE_FILE = "rerank-scores.jsonl", "query-rewrites.jsonl", "query-translations.jsonl"
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+SCORE = re.compile(r"0*(?:[0-9]|10)")  # 0 to 10 in ASCII digits ("²".isdigit() is True, and int("²") fails)
 
 
 def sentences(text: str) -> int:
@@ -35,6 +38,17 @@ def sentences(text: str) -> int:
     """
     ends = len(SENTENCE_END.findall(text.strip()))
     return ends + (0 if SENTENCE_END.search(text.strip()[-1:] or ".") else 1)
+
+
+def is_text(response: object, where: str, problems: list[str]) -> bool:
+    """Whether a recorded response is a JSON string; where it is not (a number, null, a list), appends a problem.
+
+    >>> is_text(7, "rerank-scores.jsonl:3", problems := []), problems
+    (False, ['rerank-scores.jsonl:3: the response must be a JSON string, got 7'])
+    """
+    if not isinstance(response, str):
+        problems.append(f"{where}: the response must be a JSON string, got {json.dumps(response)[:40]}")
+    return isinstance(response, str)
 
 
 def check_contexts(folder: str | Path, problems: list[str], variant: str = "") -> int:
@@ -74,6 +88,8 @@ def check_contexts(folder: str | Path, problems: list[str], variant: str = "") -
                 problems.append(f"{path}: chunk {chunk.chunk_id} (size {size}, overlap {overlap}) has {keys[key]} "
                                 "recorded contexts, not exactly one")
     for number, response in records.values():
+        if not is_text(response, f"{path}:{number}", problems):
+            continue
         if variant and (not response.strip() or "\n\n" in response.strip()):
             problems.append(f"{path}:{number}: a context must be one non-empty paragraph")
         elif not variant and not 1 <= sentences(response) <= 3:
@@ -121,9 +137,8 @@ def check_rerank_records(folder: str | Path, problems: list[str]) -> int:
             prompt = rerank_prompt(query, chunk.title, chunk.text) if chunk else prompts[name](query)
             if key != prompt_key(prompt):
                 problems.append(f"{path}:{number}: its key is not the key of the prompt for its query and chunk")
-            malformed = (not (response.isdigit() and 0 <= int(response) <= 10)) if chunk else \
-                (not response.strip() or "\n" in response)
-            if malformed:
+            if is_text(response, f"{path}:{number}", problems) and (
+                    not SCORE.fullmatch(response) if chunk else not response.strip() or "\n" in response):
                 problems.append(f"{path}:{number}: {'a score must be a whole number from 0 to 10' if chunk else 'a rewrite or rendering must be one line'}, got {response[:40]!r}")
             rendered[record["query"]] += name == TRANSLATE_FILE
     if (folder / "llm" / TRANSLATE_FILE).is_file():
@@ -171,7 +186,7 @@ def check_beir_rerank_records(folder: str | Path, problems: list[str]) -> int:
             counts[record["query"]] += 1
             if key != prompt_key(rerank_prompt(text, unit.title, unit.text)):
                 problems.append(f"{path}:{number}: its key is not the key of the prompt for its query and document")
-            if not (response.isdigit() and 0 <= int(response) <= 10):
+            if is_text(response, f"{path}:{number}", problems) and not SCORE.fullmatch(response):
                 problems.append(f"{path}:{number}: a score must be a whole number from 0 to 10, got {response[:40]!r}")
         wrong = sorted(q for q in texts if counts[q] != per_query)
         if wrong:
