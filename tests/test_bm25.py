@@ -244,6 +244,39 @@ def test_pruned_rankings_edge_cases(compiled):
         "a negative weight leaves the query to the numpy path"
 
 
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_pruned_rankings_refuse_a_k_the_documents_cannot_fill(compiled):
+    index = BM25Index([["a", "b"], ["b"]])
+    assert pruned(index, [["a"]], 2, compiled)[0].tolist() == [[0, 1]]
+    for k in (3, 4):  # the compiled loop used to make up document indices beyond the 2
+        with pytest.raises(RagkitError, match=f"k={k} is larger than the number of documents \\(2\\)"):
+            pruned(index, [["a"]], k, compiled)
+    for k in (0, -1, 1.5):
+        with pytest.raises(RagkitError, match="k must be a positive integer"):
+            pruned(index, [["a"]], k, compiled)
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+def test_pruned_rankings_leave_a_row_with_any_negative_weight_to_numpy(compiled):
+    # BM25's rows share their IDF's sign; a row given directly may mix signs, its largest weight positive
+    dense = np.array([[-1.0, 1.0, 2.0, 0.0], [0.0, 0.5, 0.0, 0.25]])
+    indptr, indices, values = np.array([0, 3, 5]), np.array([0, 1, 2, 1, 3]), np.array([-1.0, 1.0, 2.0, 0.5, 0.25])
+    ranking, done = pruned_rankings(indptr, indices, values, 4, [[0], [1], [1, 0]], 4, compiled=compiled)
+    assert done.tolist() == [False, True, False], "a negative weight in any row of the query leaves it to numpy"
+    assert ranking[1].tolist() == np.argsort(-dense[1], kind="stable").tolist() == [1, 3, 0, 2]
+
+
+@pytest.mark.parametrize("compiled", KERNELS)
+@pytest.mark.parametrize("indices", [[2, 0, 1, 3], [0, 2, 1, 3], [0, 0, 1, 3], [0, 1, 2, 4]],
+                         ids=["unsorted", "unsorted-end", "repeated", "beyond-n_docs"])
+def test_pruned_rankings_refuse_rows_whose_document_indices_do_not_increase(compiled, indices):
+    indptr, values = np.array([0, 3, 4]), np.array([1.0, 2.0, 3.0, 1.0])
+    ranking, done = pruned_rankings(indptr, np.array([0, 1, 2, 0]), values, 4, [[0, 1]], 2, compiled=compiled)
+    assert ranking.tolist() == [[2, 0]] and done.all(), "a row may start below where the one before it ended"
+    with pytest.raises(RagkitError, match="document indices must increase .* below n_docs=4"):
+        pruned_rankings(indptr, np.array(indices), values, 4, [[0, 1]], 2, compiled=compiled)
+
+
 def test_rankings_are_the_same_with_and_without_numba(monkeypatch):
     rng = np.random.default_rng(9)
     corpus = [list(rng.choice(list("abcdefghij"), size=rng.integers(1, 12))) for _ in range(300)]

@@ -193,8 +193,9 @@ class BM25Index:
         if values is not None and compiled_kernel() is not None:
             if self._bounds[0] is not values:
                 self._bounds = (values, np.maximum.reduceat(values, self.tf.indptr[:-1]))
+            # a row's weights share the sign of its IDF, so a negative largest weight marks every negative row
             ranking, done = pruned_rankings(self.tf.indptr, self.tf.indices, values, self.n_docs, ids, k,
-                                            self._bounds[1])
+                                            self._bounds[1], checked=self.tf.has_sorted_indices)
         for row in np.flatnonzero(~done):  # numpy: score the documents the words touch, select the best k
             scores = self._scores(ids[row], values)
             matched = np.flatnonzero(scores > 0)

@@ -5,8 +5,9 @@ partition) stays the reference, and the rankings are the same, ties included. A 
 largest weight, its bound. Rows are read highest bound first; once the k-th best partial score beats the bounds
 left, no unseen document can enter the top k, and only the documents near it (candidates) get the other rows:
 by binary search when few, by one pass when many, not at all once no bound left can change the order of the
-best k. Near ties are summed again in the query's word order, as np.bincount adds. Left out: negative weights
-(a negative IDF leaves the query to numpy), threads, and block-max indexes (WAND: a bound per block of a row).
+best k. Near ties are summed again in the query's word order, as np.bincount adds. Left out: k outside 1 to the
+number of documents, and rows whose document indices do not increase (both refused: `RagkitError`), negative
+weights (a query with one in any of its rows is left to numpy), threads, and block-max indexes (WAND).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ragkit.errors import RagkitError, check_k
+
 LOOKUP_COST, SCAN_SHARE = 100, 8  # a binary search costs ~100 postings read; passes pay while < 1/8 are candidates
 
 
@@ -25,8 +28,7 @@ def _keep(partial, cand, c, bar, mark):
     kept = 0
     for i in range(c):
         if partial[cand[i]] >= bar:
-            cand[kept] = cand[i]
-            kept += 1
+            cand[kept], kept = cand[i], kept + 1
         else:
             mark[cand[i]] = 0
     return kept
@@ -39,8 +41,7 @@ def _best_of(partial, docs, n, k, top, slack, cand, mark):
     for i in range(n):
         d, v = docs[i], partial[docs[i]]
         if v >= top[0] - slack:
-            cand[c] = d
-            c += 1
+            cand[c], c = d, c + 1
             if v > top[0]:
                 j = 1
                 while j < k and top[j] < v:
@@ -154,8 +155,7 @@ def _rank_one(indptr, indices, values, bounds, terms, k, partial, mark, touched,
     for i in range(min(f, k), k):  # fewer than k documents match: then those scoring 0, lowest index first
         while partial[d] != 0.0:
             d += 1
-        best[i] = d
-        d += 1
+        best[i], d = d, d + 1
     mark[cand[:c]], partial[touched[:n]] = 0, 0.0
     return True
 
@@ -195,17 +195,28 @@ def compiled_kernel() -> Callable | None:
 
 
 def pruned_rankings(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, n_docs: int, term_ids: list[list[int]],
-                    k: int, bounds: np.ndarray | None = None, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(rankings, done): each query's best k documents under a CSR term × document weight matrix, from its known
-    term ids (no row may be empty); done is False where a weight is negative (rank those another way). `bounds`:
-    each row's largest weight. `compiled=False` or no numba: the same loop in plain Python (slow; for checks).
+                    k: int, bounds: np.ndarray | None = None, compiled: bool = True,
+                    checked: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(rankings, done): each query's best k documents (1 ≤ k ≤ n_docs) under a CSR term × document weight matrix
+    whose rows are sorted (`checked=True` skips checking), from its known term ids (no row may be empty); done is
+    False where a row of the query holds a negative weight (rank those another way). `bounds`: each row's largest
+    weight, negative where the row holds a negative one. `compiled=False` or no numba: plain Python (for checks).
 
     >>> indptr, indices, values = np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([0.5, 1.5, 0.25])
     >>> pruned_rankings(indptr, indices, values, 3, [[0, 1], [1], []], k=2, compiled=False)[0].tolist()
     [[2, 0], [1, 0], [0, 1]]
     """
+    check_k(k)
+    if k > n_docs:
+        raise RagkitError(f"k={k} is larger than the number of documents ({n_docs}); ask for at most that")
+    if not checked:  # binary search needs each row's document indices in increasing order
+        rising, starts = np.diff(indices) > 0, indptr[1:-1]
+        rising[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a row may start below the last one's end
+        if not rising.all() or len(indices) and not 0 <= indices.min() <= indices.max() < n_docs:
+            raise RagkitError(f"each row's document indices must increase (sort them) and be below n_docs={n_docs}")
     kernel = (compiled_kernel() if compiled else None) or _rank_all
     pointers = np.cumsum([0, *map(len, term_ids)], dtype=np.int64)
     flat = np.fromiter((i for ids in term_ids for i in ids), dtype=np.int64, count=int(pointers[-1]))
-    bounds = np.maximum.reduceat(values, indptr[:-1]) if bounds is None else bounds  # each row's largest weight
+    if bounds is None:  # each row's largest weight, or -1 where the row holds a negative one (its queries: not done)
+        bounds = np.where(np.minimum.reduceat(values, indptr[:-1]) < 0, -1.0, np.maximum.reduceat(values, indptr[:-1]))
     return kernel(indptr, indices, values, bounds, flat, pointers, k, n_docs)
