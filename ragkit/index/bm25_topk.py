@@ -3,12 +3,11 @@
 `BM25Index.rankings` uses it when numba is installed; numpy (notebook 05: every posting added up, then a
 partition) stays the reference, and the rankings are the same, ties included. A word adds at most its row's
 largest weight, its bound. Rows are read highest bound first; once the k-th best partial score beats the bounds
-left, no unseen document can enter the top k, and only the documents near it (candidates) get the other rows:
-by binary search when few, by one pass when many, not at all once no bound left can change the order of the
-best k. Near ties are summed again in the query's word order, as np.bincount adds. Left out: k outside 1 to the
-number of documents, and rows whose document indices do not increase (both refused: `RagkitError`), negative
-weights (a query with one in any of its rows is left to numpy), threads, and block-max indexes (WAND).
-"""
+left, no unseen document can enter the top k, and only documents near it (candidates) get the other rows: by
+binary search when few, by one pass when many, not at all once no bound left can reorder the best k. Near ties
+are summed again in the query's word order, as np.bincount adds. Left out: k outside 1 to the number of documents
+and rows whose document indices do not increase (refused: `RagkitError`), negative weights (a query with one in
+any row is left to numpy), threads, and block-max indexes (WAND)."""
 
 from __future__ import annotations
 
@@ -162,13 +161,12 @@ def _rank_one(indptr, indices, values, bounds, terms, k, partial, mark, touched,
 
 def _rank_all(indptr, indices, values, bounds, flat, pointers, k, n_docs):
     """Every query's best k (flat term ids, a query's between two pointers), and whether it was ranked."""
-    n_queries = len(pointers) - 1
     partial, mark = np.zeros(n_docs), np.zeros(n_docs, dtype=np.uint8)
     touched, cand = np.empty(n_docs + 1, dtype=np.int32), np.empty(n_docs, dtype=np.int32)  # +1: `_add_row`
     order, times, rest = np.empty(len(flat), dtype=np.int64), np.empty(len(flat)), np.empty(len(flat) + 1)
-    out, done = np.zeros((n_queries, k), dtype=np.int64), np.zeros(n_queries, dtype=np.bool_)
+    out, done = np.zeros((len(pointers) - 1, k), dtype=np.int64), np.zeros(len(pointers) - 1, dtype=np.bool_)
     best, scores = np.empty(k + 1, dtype=np.int64), np.empty(k + 1)
-    for i in range(n_queries):
+    for i in range(len(done)):
         done[i] = _rank_one(indptr, indices, values, bounds, flat[pointers[i]:pointers[i + 1]], k, partial, mark,
                             touched, cand, best, scores, order, times, rest)
         out[i] = best[:k]
