@@ -686,7 +686,8 @@ def next_case(request) -> Case | None:
     items = request.session.items
     later = items[items.index(request.node) + 1:]
     return next((item.callspec.params["case"] for item in later
-                 if item.originalname == request.node.originalname and hasattr(item, "callspec")), None)
+                 if item.path == request.node.path and getattr(item, "originalname", None) == request.node.originalname
+                 and hasattr(item, "callspec")), None)  # the session also holds other files' items, notebook cells
 
 
 def close_notebook(page, lab: Lab, notebook: str) -> None:
