@@ -24,7 +24,7 @@ from ragkit.evaluate.ownlabels import (
 )
 from ragkit.evaluate.ownpool import snap_quote
 from ragkit.llm.drafts import parse_drafts, prompt_lines
-from ragkit.widgets.judging_drafts import review_draft
+from ragkit.widgets.judging_drafts import drafts_widget, review_draft
 from ragkit.widgets.judging_session import judge, key_verdict, load_query, open_session, start_query
 
 DEMO = ROOT / "data" / "demo-handbook"
@@ -298,6 +298,21 @@ def test_query_drafts_are_parsed_reviewed_and_their_prompts_shipped(demo):
     assert snapshot(demo) == before
     assert review_draft(demo, "who sets the alarm", "accept").startswith("accepted as q-001")
     assert json.loads((demo / "queries.jsonl").read_text().splitlines()[-1])["evidence"] == []
+
+
+def test_the_drafts_widget_shows_one_document_at_a_time_and_keeps_what_was_decided(demo):
+    view = drafts_widget(demo, {"alarm": ["who sets the alarm", "when is the alarm tested"], "visitors": ["where do visitors sign in"]})
+    menu, *rows = view.children
+    assert [row.children[0].value for row in rows] == ["who sets the alarm", "when is the alarm tested"]
+    rows[0].children[1].click()  # accept the first draft of the first document
+    assert rows[0].children[-1].value.startswith("accepted as q-001") and rows[0].children[0].disabled
+    menu.value = "visitors"
+    assert [row.children[0].value for row in view.children[1:]] == ["where do visitors sign in"]
+    menu.value = "alarm"
+    assert view.children[1] is rows[0] and rows[0].children[0].disabled, "coming back shows the decision"
+    assert [r["text"] for r in map(json.loads, (demo / "queries.jsonl").read_text().splitlines())][-1] == \
+        "who sets the alarm"
+    assert drafts_widget(demo, {}).children[0].value == "<i>no drafts</i>"
 
 
 def test_load_query_orders_the_pool_the_same_every_time(pipe, demo):
