@@ -112,6 +112,9 @@ def widget_picture(model_id: str, models: dict) -> str:
                                "</span>", f"width:{pixels}px" if width or name == "TextModel" else "")
     if name in ("HTMLModel", "HTMLMathModel"):
         return labelled(state, f"<div style='min-width:{width or 0}'>{state.get('value', '')}</div>")
+    if name in ("ButtonModel", "ToggleButtonModel"):
+        return (f"<span style='border:1px solid #bbb;border-radius:2px;background:#eee;padding:2px 10px;"
+                f"white-space:nowrap;{box}'>{html.escape(state.get('description', ''))}</span>")
     if name == "LabelModel":
         return labelled(state, html.escape(state.get("value", "")))
     if name == "OutputModel":
