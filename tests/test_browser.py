@@ -691,11 +691,17 @@ def next_case(request) -> Case | None:
 
 
 def close_notebook(page, lab: Lab, notebook: str) -> None:
-    """Close the notebook in the page (no save prompt) and stop its kernel; give the page a moment to log errors."""
+    """Close the notebook in the page (no save prompt) and stop its kernel in the background (the server takes
+    about a second); give the page a moment to log errors."""
     page.evaluate("() => { for (const w of [...window.jupyterapp.shell.widgets('main')]) w.dispose(); }")
-    for session in sessions_of(lab, notebook):
-        api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
-    time.sleep(0.5)
+
+    def stop() -> None:
+        with contextlib.suppress(OSError):
+            for session in sessions_of(lab, notebook):
+                api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
+
+    threading.Thread(target=stop, daemon=True).start()
+    time.sleep(0.25)
 
 
 def photograph(page, cell, until: str, path: Path) -> None:
