@@ -275,6 +275,8 @@ def test_the_widget_records_a_key_forwarded_by_the_browser_hook(pipe, demo):
 
     view = judging(pipe, demo, judge_name="tester")
     boxes = {cls: child for child in view.children for cls in child._dom_classes}
+    assert "no query yet" in boxes["ragkit-judging-shown"].value
+    assert boxes["ragkit-judging-passage"].value == "", "before a query nothing is pooled, so nothing is 'all judged'"
     boxes["ragkit-judging-query"].value = "who cleans the kitchen"
     assert "passage 1 of" in boxes["ragkit-judging-passage"].value
     assert "judged 0 /" in boxes["ragkit-judging-progress"].value

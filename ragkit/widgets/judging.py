@@ -47,7 +47,8 @@ def judging(pipe, folder: str | Path, judge_name: str = "", prefix: str = "q"):
         query.value = query_html(session.query, session.parts)
         part.options = [(f"{i + 1}: {text[:40]}", i) for i, text in enumerate(session.parts)] or [("1", 0)]
         doc = session.docs.get(session.unit.doc_id) if session.unit else None
-        passage.value = passage_html(session.unit, doc, session.position or 0, len(session.units))
+        passage.value = passage_html(session.unit, doc, session.position or 0, len(session.units)) \
+            if session.query else ""  # no query yet: nothing pooled, and nothing to say "all judged" about
         progress.value = progress_line(session.progress, len(session.skipped)) if session.query else \
             f"{len(session.docs)} documents" + (f"; {len(notes)} with derived fields" if notes else "")
         status.value = status_html(message, good)
