@@ -10,6 +10,7 @@ apart from the notebook's `bill`, so that a check never trusts the learner's cod
 from __future__ import annotations
 
 import math
+from functools import cache, lru_cache
 from pathlib import Path
 
 from exercises.answers import number
@@ -18,6 +19,7 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 SLICES = ("all", "en", "zh")
 
 
+@cache
 def answerable_test_queries(lang: str) -> list:
     """The answerable test queries of one slice ("all", "en" or "zh")."""
     from ragkit.corpus import load_queries
@@ -47,6 +49,20 @@ def check_bm25(none_failure20, contextual_failure20, lang="all", pipe=None):
 def token_counts(pipe) -> tuple[list[int], list[list[int]], int]:
     """Tokens per document, per chunk of each document (in document order), and in a recorded context (the
     mean over all chunks, rounded down), counted with the course model's WordPiece tokenizer."""
+    documents = wordpiece_counts(tuple(doc.text for doc in pipe.docs))
+    per_chunk = dict(zip([c.chunk_id for c in pipe.chunks], wordpiece_counts(tuple(c.text for c in pipe.chunks)),
+                         strict=True))
+    chunks = [[per_chunk[c.chunk_id] for c in pipe.chunks if c.doc_id == doc.doc_id] for doc in pipe.docs]
+    contextual = pipe.using(context="llm")
+    contexts = wordpiece_counts(tuple(text[:len(text) - len(c.text)].removesuffix("\n\n")
+                                      for text, c in zip(contextual.indexed_texts, contextual.chunks, strict=True)))
+    return list(documents), chunks, int(sum(contexts) / len(contexts))
+
+
+@lru_cache(maxsize=8)
+def wordpiece_counts(texts: tuple[str, ...]) -> tuple[int, ...]:
+    """Tokens in each of `texts` by the course model's WordPiece tokenizer, whole. Kept by the texts themselves
+    (a count depends on nothing else), so that answering the saving check again does not re-encode the corpus."""
     from tokenizers import Tokenizer
 
     from ragkit.embed.model import model_path
@@ -54,17 +70,7 @@ def token_counts(pipe) -> tuple[list[int], list[list[int]], int]:
     tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()  # the file pads every shorter text to 128 tokens
-
-    def counts(texts: list[str]) -> list[int]:
-        return [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
-
-    documents = counts([doc.text for doc in pipe.docs])
-    per_chunk = dict(zip([c.chunk_id for c in pipe.chunks], counts([c.text for c in pipe.chunks]), strict=True))
-    chunks = [[per_chunk[c.chunk_id] for c in pipe.chunks if c.doc_id == doc.doc_id] for doc in pipe.docs]
-    contextual = pipe.using(context="llm")
-    contexts = counts([text[:len(text) - len(c.text)].removesuffix("\n\n")
-                       for text, c in zip(contextual.indexed_texts, contextual.chunks, strict=True)])
-    return documents, chunks, int(sum(contexts) / len(contexts))
+    return tuple(len(encoding.ids) for encoding in tokenizer.encode_batch(list(texts)))
 
 
 def cost(minimum: float, counts: tuple, prices: dict) -> float:
