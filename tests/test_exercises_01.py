@@ -16,6 +16,24 @@ def vocab():
     return load_vocab()
 
 
+@pytest.fixture(scope="module")
+def wordpiece_tokenizer(vocab):
+    """ragkit's WordPiece at a limit (`wordpiece_tokenizer(128)`), each text cut into pieces once for every
+    limit: the pieces do not depend on the limit, which only cuts the encoding, and the fixtures below ask for
+    the same chunks' pieces at 256 and at 128 tokens."""
+    from ragkit.embed.wordpiece import WordPieceTokenizer
+
+    pieces_by_text = {}
+
+    class PiecesOnce(WordPieceTokenizer):
+        def pieces(self, text):
+            if text not in pieces_by_text:
+                pieces_by_text[text] = super().pieces(text)
+            return pieces_by_text[text]
+
+    return lambda max_length=None: PiecesOnce(vocab, max_length)
+
+
 def unknown_words(words, vocab):
     from ragkit.embed.wordpiece import wordpiece
 
@@ -61,11 +79,9 @@ def test_check_unknown_words_rejects_a_wrong_answer_and_gives_nothing_away(vocab
 
 
 @pytest.fixture(scope="module")
-def english(course_pipe):
+def english(course_pipe, wordpiece_tokenizer):
     """Each English chunk of the default pipeline: its text and ragkit's WordPiece pieces, with offsets."""
-    from ragkit.embed.wordpiece import WordPieceTokenizer
-
-    tokenizer = WordPieceTokenizer()
+    tokenizer = wordpiece_tokenizer()
     return {c.chunk_id: (c.text, tokenizer.pieces(c.text)) for c in course_pipe.chunks if c.lang == "en"}
 
 
@@ -87,12 +103,11 @@ def most_pieces(english):
 
 
 @pytest.fixture(scope="module")
-def stats(course_pipe):
+def stats(course_pipe, wordpiece_tokenizer):
     """ragkit's token table of every chunk, English and Chinese, at the 256- and the 128-token limit."""
-    from ragkit.embed.wordpiece import WordPieceTokenizer
     from ragkit.widgets.tokens import token_stats
 
-    return {limit: token_stats(course_pipe.chunks, WordPieceTokenizer(max_length=limit)) for limit in (256, 128)}
+    return {limit: token_stats(course_pipe.chunks, wordpiece_tokenizer(limit)) for limit in (256, 128)}
 
 
 def most_of_any_language(stats):
@@ -130,12 +145,11 @@ def test_check_most_lost_rejects_a_wrong_answer_and_gives_nothing_away(english, 
 
 
 @pytest.fixture(scope="module")
-def right_size(course_docs):
+def right_size(course_docs, wordpiece_tokenizer):
     """The largest size whose English chunks all have at most 254 pieces, by ragkit's WordPiece."""
     from ragkit import Pipeline, PipelineConfig
-    from ragkit.embed.wordpiece import WordPieceTokenizer
 
-    tokenizer = WordPieceTokenizer()
+    tokenizer = wordpiece_tokenizer()
 
     def fits(size):
         chunks = Pipeline(course_docs, PipelineConfig(chunk_size=size, chunk_overlap=50)).chunks

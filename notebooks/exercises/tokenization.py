@@ -10,6 +10,7 @@ call needs only the answer. Their tests, with the plausible wrong answers each r
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from tokenizers import Tokenizer
@@ -36,10 +37,21 @@ def english_chunks(docs, size=800, overlap=100):
     return [chunk for chunk in pipe.chunks if chunk.lang == "en"]
 
 
-def characters_lost(text, tokenizer):
-    """Characters after the last piece kept (trailing white space aside), 0 if nothing is cut."""
-    encoding = tokenizer.encode(text)
+def characters_lost(text, encoding):
+    """Characters of `text` after the last piece its `encoding` kept (trailing white space aside), 0 if nothing
+    is cut."""
     return len(text.rstrip()) - encoding.offsets[-2][1] if encoding.overflowing else 0
+
+
+@cache
+def english_cuts(max_length: int) -> tuple[tuple[str, bool, int], ...]:
+    """Each English chunk of the course (800 characters, 100 overlap, as the notebook's pipe): its id, whether
+    the `max_length`-token limit cuts it, and the characters it loses. Kept per limit, as the course data do
+    not change: a learner may answer a check many times."""
+    chunks = english_chunks(load_documents(CORPUS))
+    encodings = library_tokenizer(max_length).encode_batch([chunk.text for chunk in chunks])
+    return tuple((chunk.chunk_id, bool(encoding.overflowing), characters_lost(chunk.text, encoding))
+                 for chunk, encoding in zip(chunks, encodings, strict=True))
 
 
 def check_unknown_words(your_words):
@@ -59,34 +71,32 @@ def check_unknown_words(your_words):
 
 def check_most_lost(chunk_id, characters):
     """Exercise 2: the English chunk that loses the most characters to the 256-token limit, and how many."""
-    reference = library_tokenizer()
-    lost = {chunk.chunk_id: characters_lost(chunk.text, reference) for chunk in english_chunks(load_documents(CORPUS))}
+    lost = {cut_id: lost_here for cut_id, _, lost_here in english_cuts(256)}
     assert chunk_id in lost, "no English chunk of the course has this id"
     assert lost[chunk_id] == max(lost.values()), "another English chunk loses more characters to the 256-token limit"
     assert characters == lost[chunk_id], "this chunk does not lose this many characters to the 256-token limit"
     return "right"
 
 
-def english_chunks_cut(docs, size):
-    """How many English chunks of `size` characters (50 overlap) the 256-token limit cuts."""
-    texts = [chunk.text for chunk in english_chunks(docs, size, 50)]
+@cache
+def english_chunks_cut(size):
+    """How many English chunks of `size` characters (50 overlap) the 256-token limit cuts; kept per size."""
+    texts = [chunk.text for chunk in english_chunks(load_documents(CORPUS), size, 50)]
     return sum(bool(encoding.overflowing) for encoding in library_tokenizer().encode_batch(texts))
 
 
 def check_chunk_size(your_size):
     """Exercise 3: the largest of the sizes 400, 500, ..., 800 (50 overlap) at which no English chunk is cut."""
     assert your_size in SIZES, "this is not one of the sizes 400, 500, ..., 800"
-    docs = load_documents(CORPUS)
-    assert english_chunks_cut(docs, your_size) == 0, "at this size the 256-token limit cuts some English chunk"
-    assert all(english_chunks_cut(docs, size) > 0 for size in SIZES if size > your_size), \
+    assert english_chunks_cut(your_size) == 0, "at this size the 256-token limit cuts some English chunk"
+    assert all(english_chunks_cut(size) > 0 for size in SIZES if size > your_size), \
         "a larger size of the list also leaves every English chunk whole"
     return "right"
 
 
 def check_limit_128(chunks_cut, characters):
     """Exercise 4: with a limit of 128 tokens, how many English chunks are cut, and how many characters they lose."""
-    at_128, chunks = library_tokenizer(128), english_chunks(load_documents(CORPUS))
-    cut = [characters_lost(chunk.text, at_128) for chunk in chunks if at_128.encode(chunk.text).overflowing]
+    cut = [lost for _, is_cut, lost in english_cuts(128) if is_cut]
     assert chunks_cut == len(cut), "this is not the number of English chunks that a 128-token limit cuts"
     assert characters == sum(cut), "the chunks a 128-token limit cuts do not lose this many characters in all"
     return "right"
