@@ -59,6 +59,14 @@ def chunk_token_vectors(pipe) -> list[np.ndarray]:
         numpy_encoder(pipe).token_vectors, texts, cache_dir(), pipe.model_name))
 
 
+def query_token_vectors(pipe, texts: list[str]) -> list[np.ndarray]:
+    """Token vectors of query texts, cached on disk by the list (the numpy forward pass of 225 Cranfield
+    queries takes seconds; a notebook or test run again asks for the same lists)."""
+    from ragkit.cache import cache_dir
+
+    return cached_token_vectors(numpy_encoder(pipe).token_vectors, texts, cache_dir(), pipe.model_name)
+
+
 def maxsim_for(pipe, queries: Sequence[str], candidates: Sequence[np.ndarray]) -> list[np.ndarray]:
     """MaxSim of each query with each of its candidates, kept by (query, chunk) in the pipeline's memo: a
     slider move that changes a few candidates scores only the queries that have new ones."""
@@ -71,7 +79,8 @@ def maxsim_for(pipe, queries: Sequence[str], candidates: Sequence[np.ndarray]) -
             lambda: [vectors.astype(np.float32) for vectors in chunk_token_vectors(pipe)])
         by_text = pipe.cache.memo(("query token vectors", pipe.model_name))
         new_texts = list(dict.fromkeys(queries[n] for n in todo if queries[n] not in by_text))
-        by_text.update(zip(new_texts, numpy_encoder(pipe).token_vectors(new_texts) if new_texts else [], strict=True))
+        if new_texts:  # on disk too: a notebook run again asks for the same lists and reads them back
+            by_text.update(zip(new_texts, query_token_vectors(pipe, new_texts), strict=True))
         for n in todo:
             rows = candidates[n]
             scores = maxsim_scores(by_text[queries[n]], [chunk_vectors[i] for i in rows])
