@@ -138,7 +138,19 @@ def right_without_special(ops021):
     return scores, top3(scores, ids)
 
 
-def test_check_without_special_accepts_a_right_answer(ops021, hybrid):
+@pytest.fixture(scope="module")
+def without_special_expected(hybrid):
+    return rerank.without_special_answer(hybrid)
+
+
+@pytest.fixture
+def without_special_once(without_special_expected, monkeypatch):
+    """The check's own answer computed once for this module, not once per call: the tests below call the check 18
+    times, and each call ranks ops-021's candidates and encodes the query again."""
+    monkeypatch.setattr(rerank, "without_special_answer", lambda pipe: without_special_expected)
+
+
+def test_check_without_special_accepts_a_right_answer(ops021, hybrid, without_special_once):
     scores, best = right_without_special(ops021)
     assert rerank.check_without_special(scores, best, hybrid) == "right"
     assert rerank.check_without_special(np.round(scores, 4), tuple(best), hybrid) == "right"
@@ -176,13 +188,14 @@ WITHOUT_SPECIAL_WRONG = ["nothing dropped", "only [CLS] dropped", "only [SEP] dr
 
 
 @pytest.mark.parametrize("slip", WITHOUT_SPECIAL_WRONG)
-def test_check_without_special_rejects_a_wrong_answer_and_gives_nothing_away(ops021, hybrid, slip):
+def test_check_without_special_rejects_a_wrong_answer_and_gives_nothing_away(ops021, hybrid, without_special_once,
+                                                                            slip):
     message = raised(lambda: rerank.check_without_special(*without_special_slip(ops021, slip), hybrid))
     scores, best = right_without_special(ops021)
     assert_nothing_given_away([message], scores[:3], best)
 
 
-def test_check_without_special_tells_rounding_and_order_apart(ops021, hybrid):
+def test_check_without_special_tells_rounding_and_order_apart(ops021, hybrid, without_special_once):
     messages = {slip: raised(lambda s=slip: rerank.check_without_special(*without_special_slip(ops021, s), hybrid))
                 for slip in ["scores rounded to 3 decimals", "the right scores sorted best first", "nothing dropped"]}
     assert len(set(messages.values())) == 3, "rounding, order and a wrong score each get their own message"
@@ -349,7 +362,27 @@ def agreement(hybrid, split):
     return compute
 
 
-def test_check_agreement_accepts_a_right_answer(agreement, hybrid):
+@pytest.fixture(scope="module")
+def remembered_judged_scores(hybrid):
+    """refuse.judged_scores, each split's computed once for this module: check_agreement ranks, scores and judges
+    every dev candidate on each answer, and the tests below give it eight."""
+    kept, compute = {}, refuse.judged_scores
+
+    def judged_scores(pipe, split="dev"):
+        assert pipe is hybrid, "the checks are tested with the notebooks' pipe"
+        if split not in kept:
+            kept[split] = compute(pipe, split)
+        return kept[split]
+
+    return judged_scores
+
+
+@pytest.fixture
+def judged_scores_once(remembered_judged_scores, monkeypatch):
+    monkeypatch.setattr(refuse, "judged_scores", remembered_judged_scores)
+
+
+def test_check_agreement_accepts_a_right_answer(agreement, hybrid, judged_scores_once):
     share, auc = agreement()
     assert refuse.check_agreement(share, auc, hybrid) == "right"
     assert refuse.check_agreement(round(share, 3), round(auc, 3), hybrid) == "right"
@@ -367,7 +400,7 @@ AGREEMENT_WRONG = {
 
 
 @pytest.mark.parametrize("slip", AGREEMENT_WRONG, ids=list(AGREEMENT_WRONG))
-def test_check_agreement_rejects_a_wrong_answer_and_gives_nothing_away(agreement, hybrid, slip):
+def test_check_agreement_rejects_a_wrong_answer_and_gives_nothing_away(agreement, hybrid, judged_scores_once, slip):
     message = raised(lambda: refuse.check_agreement(*AGREEMENT_WRONG[slip](agreement), hybrid))
     assert_nothing_given_away([message], agreement())
 
@@ -412,7 +445,29 @@ def on_test(refusals, setting, lang="en"):
     return row["f1"], row["answerable refused"]
 
 
-def test_check_stricter_rule_accepts_a_right_answer(refusals, hybrid):
+@pytest.fixture(scope="module")
+def remembered_refusal(hybrid):
+    """refuse.refusal, each setting's on each query list computed once for this module: check_stricter_rule
+    evaluates all ten settings on every answer, more than the pipe keeps among its recent results, and the tests
+    below give it 15 answers."""
+    rows, compute = {}, refuse.refusal
+
+    def refusal(pipe, threshold, rewrite, queries):
+        assert pipe is hybrid, "the checks are tested with the notebooks' pipe"
+        key = (threshold, rewrite, tuple(q.query_id for q in queries))
+        if key not in rows:
+            rows[key] = compute(pipe, threshold, rewrite, queries)
+        return rows[key]
+
+    return refusal
+
+
+@pytest.fixture
+def refusal_once(remembered_refusal, monkeypatch):
+    monkeypatch.setattr(refuse, "refusal", remembered_refusal)
+
+
+def test_check_stricter_rule_accepts_a_right_answer(refusals, hybrid, refusal_once):
     threshold, rewrite = chosen(refusals)
     f1, count = on_test(refusals, (threshold, rewrite))
     assert refuse.check_stricter_rule(threshold, rewrite, f1, count, hybrid) == "right"
@@ -449,7 +504,8 @@ STRICTER_WRONG = ["section 3's rule, at most 10%", "all queries, not English one
 
 
 @pytest.mark.parametrize("slip", STRICTER_WRONG)
-def test_check_stricter_rule_rejects_a_wrong_answer_and_gives_nothing_away(refusals, split, hybrid, slip):
+def test_check_stricter_rule_rejects_a_wrong_answer_and_gives_nothing_away(refusals, split, hybrid, refusal_once,
+                                                                           slip):
     message = raised(lambda: refuse.check_stricter_rule(*stricter_slip(refusals, split, slip), hybrid))
     best = chosen(refusals)
     f1, count = on_test(refusals, best)   # the count is one digit, so it is looked for in words ("F1" holds a 1)
