@@ -12,6 +12,7 @@ reads the pair, another C, scikit-learn's default tolerance) to say which one it
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,14 @@ SLIPS = {
 }
 
 
+@cache
+def answerable_queries(split: str) -> list:
+    """The answerable queries of one split of the course data."""
+    from ragkit.corpus import load_queries
+
+    return [q for q in load_queries(DATA / "queries.jsonl", split=split) if q.evidence]
+
+
 def head_ndcgs(pipe, settings) -> list[float]:
     """Test nDCG@10 of the hybrid's top 15 re-ordered by heads trained on the dev candidates, one per setting
     (features "passage" or "pair", C, tol); C None leaves the hybrid's order."""
@@ -34,15 +43,13 @@ def head_ndcgs(pipe, settings) -> list[float]:
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from ragkit.corpus import load_queries
     from ragkit.embed.pairs import PairEncoder
     from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
     from ragkit.evaluate.tables import per_query_metrics
     from ragkit.reranking import candidates
 
     hybrid = pipe.using(method="hybrid", rerank="none", threshold=None, rewrite="none")
-    split = {name: [q for q in load_queries(DATA / "queries.jsonl", split=name) if q.evidence]
-             for name in ("dev", "test")}
+    split = {name: answerable_queries(name) for name in ("dev", "test")}
     rows = {name: candidates(hybrid, [q.text for q in qs], 20)[0] for name, qs in split.items()}
     judgments = {name: judgments_from_queries(qs, hybrid.docs) for name, qs in split.items()}
     labels = [bool(hit) for row, judgment in zip(rows["dev"], judgments["dev"], strict=True)
