@@ -44,8 +44,8 @@ def course_pipe(course_docs, encoder):
 # which each take whole files in collection order (`--dist loadfile --no-loadscope-reorder`), finish together
 # instead of one of them starting the browser test when the other is done; then the other notebooks, then the
 # unit tests, which take a few seconds a file.
-SLOWEST_FIRST = ["test_browser.py", "test_browser_judging.py", "01_tokenization.ipynb",
-                 "02_embeddings_and_pooling.ipynb", "09_rerank.ipynb", "09_rerank_cross_encoder.ipynb",
+SLOWEST_FIRST = ["test_browser.py", "01_tokenization.ipynb", "02_embeddings_and_pooling.ipynb",
+                 "09_rerank.ipynb", "09_rerank_cross_encoder.ipynb",
                  "09_rerank_llm_and_refuse.ipynb", "03_similarity_and_vector_search.ipynb", "10_evaluation.ipynb",
                  "10_metrics_and_diagnosis.ipynb", "06_hybrid_search.ipynb", "05_bm25.ipynb",
                  "04_chunking_measured.ipynb", "test_exercises_07.py", "test_exercises_02.py", "test_vectorstore.py",

@@ -16,6 +16,10 @@ value. In the playground it also takes the recovery path: a preset, a refused mo
 the pipeline's value with the reason shown, then another query whose results must follow. No errors may reach
 the browser console. Screenshots go to pytest's tmp folder, and with RAGKIT_UPDATE_SCREENSHOTS=1 the README's go
 to docs/screenshots/.
+
+Last, in the same JupyterLab and page, notebook 12's judging widget: ten passages judged by keyboard, a quote
+selected, the verdicts found in the files of the widget's working copy, and the widget resuming at the next
+unjudged passage after the kernel and the page start again (the section at the end of this file).
 """
 
 from __future__ import annotations
@@ -297,17 +301,29 @@ def api(url: str, method: str = "GET", body: dict | None = None):
 class Lab:
     url: str
     log: Path
+    course: Path  # the folder it serves: notebooks/ and data/
+    cache: Path | None  # ragkit's cache folder (RAGKIT_CACHE) of its kernels; None: this process's
 
 
 @contextlib.contextmanager
-def lab_server(folder: Path, notebooks: dict[str, dict]):
+def lab_server(folder: Path, notebooks: dict[str, dict], copied: tuple[str, ...] = (), cache: Path | None = None):
     """JupyterLab from this environment in `folder`, serving `notebooks` (name: notebook) beside the course
-    data, until the block ends. The redraw benchmark (benchmarks/redraw.py) uses it too."""
+    data, until the block ends. The data's entries named in `copied` are served as copies (what a notebook writes
+    there never reaches the shipped files), the rest as links; `cache` is ragkit's cache folder for the kernels
+    (default: the one this process would use). The redraw benchmark (benchmarks/redraw.py) uses it too."""
     course = folder / "course"
     (course / "notebooks").mkdir(parents=True)
     for name, notebook in notebooks.items():
         (course / "notebooks" / name).write_text(json.dumps(notebook, ensure_ascii=False))
-    (course / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the notebooks read ../data
+    if copied:  # the notebooks read ../data
+        (course / "data").mkdir()
+        for entry in (ROOT / "data").iterdir():
+            if entry.name in copied:
+                shutil.copytree(entry, course / "data" / entry.name)
+            else:
+                (course / "data" / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    else:
+        (course / "data").symlink_to(ROOT / "data", target_is_directory=True)
     (course / "notebooks" / "exercises").symlink_to(ROOT / "notebooks" / "exercises", target_is_directory=True)
     settings = {  # no news or update prompts (offline), and every cell in the page
         "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
@@ -320,6 +336,8 @@ def lab_server(folder: Path, notebooks: dict[str, dict]):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "RAGKIT_PROGRESS": "0",
            "HF_HUB_DISABLE_PROGRESS_BARS": "1", "JUPYTER_CONFIG_DIR": str(folder / "config"),
            "JUPYTER_DATA_DIR": str(folder / "share"), "JUPYTER_RUNTIME_DIR": str(folder / "runtime")}
+    if cache is not None:
+        env["RAGKIT_CACHE"] = str(cache)
     port, log = free_port(), folder / "lab.log"
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", f"--port={port}",
                "--ServerApp.port_retries=0",  # this port or fail, never quietly the next one
@@ -343,7 +361,7 @@ def lab_server(folder: Path, notebooks: dict[str, dict]):
                     raise RuntimeError(f"JupyterLab exited with {server.returncode}:\n{log.read_text()}") from None
         else:
             raise RuntimeError(f"JupyterLab did not answer on {url} within 60 s:\n{log.read_text()}")
-        yield Lab(url, log)
+        yield Lab(url, log, course, cache)
     finally:
         stop_process_group(server, grace=20)
 
@@ -362,13 +380,35 @@ def chromium():
             browser.close()
 
 
+SHARED_CACHE = ("embeddings", "jieba", "token-vectors", "chroma")  # the folders ragkit keeps in its cache
+
+
+def cache_without_own_data(folder: Path) -> Path:
+    """A ragkit cache folder in `folder` that links to every folder of the shared one (the embeddings, jieba's
+    dictionary, the token vectors, the Chroma store: the notebooks find and add to them as they would there) but
+    `own-data`, the working copies of a learner's data folders, which starts empty here: the judging test finds
+    only its own verdicts there, and never touches those of notebook 12 run elsewhere."""
+    shared = Path(os.environ.get("RAGKIT_CACHE") or ROOT / ".cache")  # ragkit.cache.cache_dir() in a checkout
+    cache = folder / "cache"
+    cache.mkdir()
+    present = {entry.name for entry in shared.iterdir() if entry.is_dir()} if shared.is_dir() else set()
+    for name in sorted((present | set(SHARED_CACHE)) - {"own-data"}):
+        (shared / name).mkdir(parents=True, exist_ok=True)  # made there, so what a notebook computes is kept
+        (cache / name).symlink_to(shared / name, target_is_directory=True)
+    return cache
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """JupyterLab from this environment, serving copies of the notebooks (and the data beside them)."""
+    """JupyterLab from this environment, serving copies of the notebooks (the cases' and the judging test's)
+    beside the data, with a copy of the demo folder that the judging widget reads, and a cache of its own for
+    the widget's working copy."""
     if missing():
         pytest.fail(f"in CI the browser test must run: {missing()}")
+    folder = tmp_path_factory.mktemp("browser")
+    notebooks = {case.notebook: served(case) for case in CASES} | {JUDGED: judging_slice()}
     try:
-        with lab_server(tmp_path_factory.mktemp("browser"), {case.notebook: served(case) for case in CASES}) as lab:
+        with lab_server(folder, notebooks, copied=("demo-handbook",), cache=cache_without_own_data(folder)) as lab:
             yield lab
     except RuntimeError as error:
         pytest.fail(str(error))
@@ -430,6 +470,11 @@ def open_notebook(page, lab: Lab, notebook: str, in_place: bool = False) -> None
         workspace = re.sub(r"\W", "-", notebook)
         page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?reset&token={TOKEN}",
                   timeout=90_000)
+    wait_until_open(page, lab, notebook)
+
+
+def wait_until_open(page, lab: Lab, notebook: str) -> None:
+    """Wait until the page shows the notebook with an idle kernel; then show it at full width."""
     try:
         page.wait_for_function(READY, arg=notebook, timeout=120_000, polling=int(POLL * 1000))
     except Exception:
@@ -619,9 +664,9 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, req
     the kernel; closing the notebook logs no error either."""
     if not sessions_of(lab, case.notebook):  # not started while the previous notebook ran (the first, or -k)
         start_kernel(lab, case.notebook).join()
-    following = next_case(request)
+    following = next_notebook(request)
     if following:
-        start_kernel(lab, following.notebook)
+        start_kernel(lab, following)
     page, passed = pages.get(), False
     problems, cells, clock = [], [], [time.monotonic()]
 
@@ -681,13 +726,19 @@ def sessions_of(lab: Lab, notebook: str) -> list[dict]:
     return [session for session in api(f"{lab.url}/api/sessions") or [] if session["path"].endswith(notebook)]
 
 
-def next_case(request) -> Case | None:
-    """The case of the next selected test of this kind, if any (with -k, not simply the next in CASES)."""
-    items = request.session.items
-    later = items[items.index(request.node) + 1:]
-    return next((item.callspec.params["case"] for item in later
-                 if item.path == request.node.path and getattr(item, "originalname", None) == request.node.originalname
-                 and hasattr(item, "callspec")), None)  # the session also holds other files' items, notebook cells
+def next_notebook(request) -> str | None:
+    """The notebook of the next selected browser test, if any (with -k, not simply the next in CASES): the next
+    case's, or after the last case the judging test's."""
+    items, judging = request.session.items, test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart
+    for item in items[items.index(request.node) + 1:]:
+        if item.path != request.node.path:  # the session also holds other files' items, notebook cells
+            continue
+        kind = getattr(item, "originalname", None)
+        if kind == request.node.originalname and hasattr(item, "callspec"):
+            return item.callspec.params["case"].notebook
+        if kind == judging.__name__:
+            return JUDGED
+    return None
 
 
 def close_notebook(page, lab: Lab, notebook: str) -> None:
@@ -713,3 +764,142 @@ def photograph(page, cell, until: str, path: Path) -> None:
     top, end = cell.bounding_box(), cell.locator(until).bounding_box()
     page.screenshot(path=path, clip={"x": top["x"], "y": top["y"], "width": top["width"],
                                      "height": end["y"] + end["height"] - top["y"]})
+
+
+# Notebook 12's judging widget: judge ten passages by keyboard, select a quote, find the verdicts in the folder's
+# files, and resume at the next unjudged passage after the page and the kernel start again. It runs after the
+# cases, in the same JupyterLab and page (a file of its own would run on another pytest-xdist worker, with a
+# server, a browser and a JupyterLab start-up of its own). The server serves notebook 12's title, setup and
+# judging widget, and the data with a copy of the demo folder, so the shipped files are never touched; ragkit's
+# cache folder, where the widget keeps its working copy of the demo, is the server's own (`lab`). The selection
+# is made as a reader's drag leaves it: a range over the passage's words, then the mouse button released over
+# the passage.
+
+JUDGED = "12_your_own_data.ipynb"
+JUDGING_WIDGET = "judging(pipe.using()"  # the cell with the judging widget
+JUDGING_SETUP = "DEMO = Path("  # the cell that loads the demo folder: the browser gets the title, it and the widget
+JUDGING_QUERY = "where are the spare laptops kept"
+SELECT_QUOTE = """sentence => {
+  const text = document.querySelector('.ragkit-judging .ragkit-judging-text');
+  const start = text.textContent.indexOf(sentence);
+  const range = document.createRange();
+  range.setStart(text.firstChild, start);
+  range.setEnd(text.firstChild, start + sentence.length);
+  window.getSelection().removeAllRanges();
+  window.getSelection().addRange(range);
+  text.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+}"""
+
+
+def judging_slice() -> dict:
+    """Notebook 12 as the browser gets it: the title, the setup cell and the judging widget's cell."""
+    notebook = json.loads((ROOT / "notebooks" / JUDGED).read_text(encoding="utf-8"))
+    notebook["cells"] = [cell for number, cell in enumerate(notebook["cells"]) if number == 0
+                         or any(mark in "".join(cell["source"]) for mark in (JUDGING_SETUP, JUDGING_WIDGET))]
+    return notebook
+
+
+def judging_shows(page, part: str) -> str:
+    """What the judging widget's `part` (text, progress, ...) shows."""
+    return page.locator(f".ragkit-judging .ragkit-judging-{part}").first.inner_text()
+
+
+def wait_until_changed(page, part: str, before: str, what: str) -> str:
+    """Wait until the judging widget's `part` shows something other than `before`; returns it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        now = judging_shows(page, part)
+        if now != before:
+            return now
+        time.sleep(0.1)
+    pytest.fail(f"{what}: the {part} line still shows {before!r} after 30 s")
+
+
+def records(path: Path, query: str) -> list[dict]:
+    """The records of a JSON-lines file that belong to the query (by `query`, or a query's own `id`)."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    return [record for record in map(json.loads, lines) if record.get("query", record.get("id")) == query]
+
+
+def test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart(lab, pages, tmp_path):
+    """Ten passages judged by keyboard (one with a quote selected) land in the working copy's files, the demo
+    folder stays as shipped, and after the kernel stops and the page reloads the widget resumes at the next
+    unjudged passage; no errors reach the browser console."""
+    served_cells = json.loads((lab.course / "notebooks" / JUDGED).read_text(encoding="utf-8"))["cells"]
+    assert len(served_cells) == 3, "the title, the setup and the widget"
+    page, passed = pages.get(), False
+    problems, clock = [], [time.monotonic()]
+
+    def console(message):
+        if message.type == "error":
+            problems.append(f"console {message.type}: {message.text}")
+
+    def error(exception):
+        problems.append(f"page error: {exception}")
+
+    page.on("console", console)
+    page.on("pageerror", error)
+    copy = lab.cache / "own-data" / "demo-handbook"  # the widget's working copy of the demo folder
+    try:
+        open_notebook(page, lab, JUDGED, in_place=True)  # its kernel started while the last case ran
+        run_all(page, JUDGED)
+        clock.append(time.monotonic())
+        box = page.locator(".ragkit-judging .ragkit-judging-query input")
+        box.fill(JUDGING_QUERY)
+        box.press("Enter")
+        page.wait_for_function("() => /passage 1 of/.test(document.querySelector('.ragkit-judging-passage')"
+                               ".innerText)", timeout=60_000)
+        keys, judged = page.locator(".ragkit-judging .ragkit-judging-keys"), []
+        for number in range(10):
+            passage, progress = judging_shows(page, "text"), judging_shows(page, "progress")
+            judged.append(passage)
+            key = "n"
+            if number == 2:  # select a line from the middle of the passage (not its overlap with a neighbour)
+                lines = [line.strip() for line in passage.splitlines()
+                         if len(line.strip()) >= 30 and passage.count(line.strip()) == 1]
+                sentence = min(lines, key=lambda line: abs(passage.index(line) - len(passage) / 2))
+                page.evaluate(SELECT_QUOTE, sentence)
+                page.wait_for_function("s => document.querySelector('.ragkit-judging-quote textarea').value === s",
+                                       arg=sentence)
+                page.wait_for_function("() => /quote: \\d+ characters/.test("
+                                       "document.querySelector('.ragkit-judging-message').innerText)")
+                quote, key = sentence, "a"
+            keys.click()
+            page.keyboard.press(key)
+            wait_until_changed(page, "progress", progress, f"pressing {key} on passage {number + 1}")
+        next_passage, progress = judging_shows(page, "text"), judging_shows(page, "progress")
+        clock.append(time.monotonic())
+        assert next_passage not in judged
+        query = records(copy / "queries.jsonl", "q-001")
+        assert len(query) == 1 and query[0]["text"] == JUDGING_QUERY
+        assert [(e["quote"], e["origin"], e["judge"]) for e in query[0]["evidence"]] == [(quote, "pooled", "you")]
+        assert len(records(copy / "judgments.jsonl", "q-001")) == 9
+        assert [r["verdict"] for r in records(copy / "verdicts.jsonl", "q-001")] == ["no", "no", "yes"] + ["no"] * 7
+        for name in ("queries.jsonl", "judgments.jsonl", "verdicts.jsonl"):
+            assert (ROOT / "data" / "demo-handbook" / name).read_bytes() == \
+                (lab.course / "data" / "demo-handbook" / name).read_bytes(), "the demo folder is untouched"
+
+        for session in sessions_of(lab, JUDGED):  # the kernel stops; a new one starts
+            api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
+        page.reload()  # JupyterLab put the notebook in the page's address: the reloaded page opens it again
+        wait_until_open(page, lab, JUDGED)
+        run_all(page, JUDGED)
+        clock.append(time.monotonic())
+        page.wait_for_function("() => /q-001/.test(document.querySelector('.ragkit-judging-shown').innerText)")
+        assert judging_shows(page, "text") == next_passage, "reopened, the widget resumes at the next unjudged passage"
+        assert judging_shows(page, "progress") == progress
+        assert not problems, "errors in the browser:\n" + "\n".join(problems[:10])
+        steps = ", ".join(f"{name} {b - a:.0f} s" for name, a, b in zip(
+            ["opened and ran", "pooled and judged 10", "restarted and ran again"], clock, clock[1:], strict=False))
+        print(f"{JUDGED}: {steps}")
+        passed = True
+    finally:
+        page.remove_listener("console", console)
+        page.remove_listener("pageerror", error)
+        with contextlib.suppress(Exception):
+            page.screenshot(path=tmp_path / "page.png")
+        if not passed:  # the next test of this module, if any, starts from a fresh page
+            pages.drop()
+        with contextlib.suppress(OSError):
+            for session in sessions_of(lab, JUDGED):
+                api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
