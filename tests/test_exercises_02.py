@@ -163,8 +163,9 @@ def lengths(model, course_pipe):
 
     texts = [chunk.text for chunk in course_pipe.chunks]
     stored = Tokenizer.from_file(str(model_path() / "tokenizer.json"))  # as stored: cut and pad at 128
-    return {"pieces": np.array([len(model["tokenizer"].pieces(text)) for text in texts]),
-            "kept at 256": np.array([len(model["tokenizer"].encode(text).ids) for text in texts]),
+    pieces = [model["tokenizer"].pieces(text) for text in texts]  # cut once: `encode` would cut them again
+    return {"pieces": np.array([len(cut) for cut in pieces]),
+            "kept at 256": np.array([len(model["tokenizer"].encode_pieces(cut).ids) for cut in pieces]),
             "stored": np.array([len(e.ids) for e in stored.encode_batch(texts)]),
             "words": np.array([len(text.split()) for text in texts])}
 

@@ -12,6 +12,7 @@ needs only the answer. Their tests, with the plausible wrong answers each reject
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -57,11 +58,45 @@ def unit(vectors):
     return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
 
 
+# What each check compares with depends only on the model and on the texts and course data above, none of
+# which changes while a notebook runs: each is computed once, not on every answer.
+
+
+@cache
+def next_token_shares() -> np.ndarray:
+    """Per layer and head, the reference's mean attention weight on the next token for `SENTENCE`."""
+    _, attention = reference_outputs([SENTENCE])
+    return np.array([[np.diagonal(a[0, h], offset=1).mean() for h in range(a.shape[1])] for a in attention])
+
+
+@cache
+def pair_cosine() -> float:
+    """The cosine of the reference's mean-pooled unit vectors of the two texts of `PAIR`."""
+    with one_thread():
+        pair = load_model().encode(PAIR, normalize_embeddings=True, show_progress_bar=False)
+    return float(pair[0] @ pair[1])
+
+
+@cache
+def unmasked_vectors() -> np.ndarray:
+    """For each text of `TEXTS`, the mean of its reference token vectors over every position of the padded batch,
+    scaled to length 1."""
+    last, _ = reference_outputs(TEXTS)
+    return unit(last.mean(axis=1))
+
+
+@cache
+def chunk_token_counts() -> tuple[int, ...]:
+    """Tokens in each course chunk (800 characters, 100 overlap), [CLS] and [SEP] included, none cut off."""
+    chunks = Pipeline(load_documents(CORPUS)).chunks
+    tokenizer = load_model().tokenizer
+    return tuple(len(ids) for ids in tokenizer([c.text for c in chunks], truncation=False, verbose=False)["input_ids"])
+
+
 def check_next_token_head(layer, head, share):
     """Exercise 1: the head (layer and head counted from 0) whose mean weight on the next token is largest for
     `sentence`, and that mean weight."""
-    _, attention = reference_outputs([SENTENCE])
-    shares = np.array([[np.diagonal(a[0, h], offset=1).mean() for h in range(a.shape[1])] for a in attention])
+    shares = next_token_shares()
     assert 0 <= layer < shares.shape[0] and 0 <= head < shares.shape[1], "the model has no such layer or head"
     assert shares[layer, head] == shares.max(), "another head puts a larger mean weight on the next token"
     assert abs(share - shares.max()) <= 1e-4, "this is not that head's mean weight on the next token"
@@ -72,9 +107,7 @@ def check_positions(cosine_without, cosine_with):
     """Exercise 2: the cosine of the mean-pooled unit vectors of "dog bites man" and "man bites dog", without
     the position table and with it."""
     assert abs(cosine_without - 1) <= 1e-5, "without positions: this is not the cosine of the two mean-pooled vectors"
-    with one_thread():
-        pair = load_model().encode(PAIR, normalize_embeddings=True, show_progress_bar=False)
-    assert abs(cosine_with - float(pair[0] @ pair[1])) <= 1e-5, \
+    assert abs(cosine_with - pair_cosine()) <= 1e-5, \
         "with positions: this is not the cosine of the two mean-pooled vectors"
     return "right"
 
@@ -82,8 +115,7 @@ def check_positions(cosine_without, cosine_with):
 def check_unmasked(vectors):
     """Exercise 3: for each text of `texts`, the mean of its token vectors over every position of the padded
     batch, padding included, scaled to length 1."""
-    last, _ = reference_outputs(TEXTS)
-    expected = unit(last.mean(axis=1))
+    expected = unmasked_vectors()
     assert np.shape(vectors) == expected.shape, "your array is not one row of 384 numbers per text of `texts`"
     vectors = np.asarray(vectors, dtype=np.float64)
     assert np.abs(np.linalg.norm(vectors, axis=1) - 1).max() <= 1e-5, "these rows are not unit vectors"
@@ -96,9 +128,7 @@ def check_unmasked(vectors):
 
 def check_truncation(over_128, over_256):
     """Exercise 4: how many course chunks are longer than 128 tokens, and than 256, [CLS] and [SEP] included."""
-    chunks = Pipeline(load_documents(CORPUS)).chunks
-    tokenizer = load_model().tokenizer
-    counts = [len(ids) for ids in tokenizer([c.text for c in chunks], truncation=False, verbose=False)["input_ids"]]
+    counts = chunk_token_counts()
     assert over_256 == sum(n > 256 for n in counts), "this is not the number of chunks longer than 256 tokens"
     assert over_128 == sum(n > 128 for n in counts), "this is not the number of chunks longer than 128 tokens"
     return "right"
