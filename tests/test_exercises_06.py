@@ -210,9 +210,14 @@ def keyword(data):
     """Section 5's keyword score as matrix algebra over boolean word matrices: shared words Q·Dᵀ, the union
     |Q| + |D| − shared, Jaccard = shared / union, plus 0.1 per shared word; with and without stop words on
     each side. scipy's Jaccard distance (`cdist`) confirms the first row."""
+    # each side's words with and without stop words, tokenized once for the five score matrices below
+    words = {(side, stop_words): tokenize_all(texts, stop_words=stop_words)
+             for side, texts in (("chunks", [chunk.text for chunk in data["chunks"]]),
+                                 ("queries", [q.text for q in data["dev"]]))
+             for stop_words in (False, True)}
+
     def scores(chunk_stop_words, query_stop_words, bonus=0.1, with_scipy=False):
-        chunk_words = tokenize_all((chunk.text for chunk in data["chunks"]), stop_words=chunk_stop_words)
-        query_words = tokenize_all((q.text for q in data["dev"]), stop_words=query_stop_words)
+        chunk_words, query_words = words["chunks", chunk_stop_words], words["queries", query_stop_words]
         vocabulary = {word: i for i, word in enumerate(sorted({w for words in chunk_words + query_words
                                                                for w in words}))}
 
