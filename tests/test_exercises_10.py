@@ -78,15 +78,21 @@ WRONG_SEED = ["reversed: hybrid minus seed 003", "English queries only", "Chines
               "interval of seed 003's mean alone", "ends swapped", "percent, not a share"]
 
 
+@pytest.fixture(scope="module")
+def seed_wrong(tables):
+    """The wrong answers, bootstrapped once for the 14 tests that read them (ten bootstraps of 10,000 resamples)."""
+    return seed_wrong_answers(tables)
+
+
 @pytest.mark.parametrize("slip", WRONG_SEED)
-def test_seed_difference_rejects_a_wrong_answer(tables, slip):
+def test_seed_difference_rejects_a_wrong_answer(tables, seed_wrong, slip):
     with pytest.raises(AssertionError):
-        checks.check_seed_difference(*seed_wrong_answers(tables)[slip], tables)
+        checks.check_seed_difference(*seed_wrong[slip], tables)
 
 
-def test_seed_difference_messages_give_nothing_away(tables, right_difference):
+def test_seed_difference_messages_give_nothing_away(tables, right_difference, seed_wrong):
     right = [f"{value:+.3f}" for value in right_difference] + [f"{value:.3f}" for value in right_difference]
-    for slip, answer in seed_wrong_answers(tables).items():
+    for slip, answer in seed_wrong.items():
         with pytest.raises(AssertionError) as failure:
             checks.check_seed_difference(*answer, tables)
         message = str(failure.value)
@@ -100,7 +106,28 @@ def first_hit_within(parts, k):
     return 1.0 if first is not None and first <= k else 0.0
 
 
-def test_success_accepts_a_right_answer(course_pipe, test_queries):
+@pytest.fixture(scope="module")
+def remembered_trec_success(course_pipe):
+    """checks.trec_success, each query list's computed once for this module: the success checks rank the queries
+    and judge every chunk for every query on each answer, and the tests below give them some 40 answers."""
+    kept, compute = {}, checks.trec_success
+
+    def trec_success(pipe, queries, ks):
+        assert pipe is course_pipe, "the checks are tested with the course pipeline"
+        key = tuple(q.query_id for q in queries), tuple(ks)
+        if key not in kept:
+            kept[key] = compute(pipe, queries, ks)
+        return kept[key]
+
+    return trec_success
+
+
+@pytest.fixture
+def trec_success_once(remembered_trec_success, monkeypatch):
+    monkeypatch.setattr(checks, "trec_success", remembered_trec_success)
+
+
+def test_success_accepts_a_right_answer(course_pipe, test_queries, trec_success_once):
     assert checks.check_success(first_hit_within, course_pipe, test_queries) == "right"
 
 
@@ -119,12 +146,12 @@ WRONG_SUCCESS = {
 
 
 @pytest.mark.parametrize("slip", list(WRONG_SUCCESS))
-def test_success_rejects_a_wrong_answer(course_pipe, test_queries, slip):
+def test_success_rejects_a_wrong_answer(course_pipe, test_queries, trec_success_once, slip):
     with pytest.raises(AssertionError):
         checks.check_success(WRONG_SUCCESS[slip], course_pipe, test_queries)
 
 
-def test_success_messages_give_nothing_away(course_pipe, test_queries):
+def test_success_messages_give_nothing_away(course_pipe, test_queries, trec_success_once):
     rankings = course_pipe.using(method="hybrid").rankings([q.text for q in test_queries], 10)
     docs = {doc.doc_id: doc for doc in course_pipe.docs}
     means = [np.mean([first_hit_within(checks.parts_by_chunk(q, ranking, docs), k)
@@ -154,7 +181,7 @@ def means_from_mrr(table, ks=(1, 5)):
     return {k: float((table["mrr@10"].to_numpy() >= 1 / k - 1e-12).mean()) for k in ks}
 
 
-def test_success_means_accepts_a_right_answer(course_pipe, dev_queries, dev_mrr):
+def test_success_means_accepts_a_right_answer(course_pipe, dev_queries, dev_mrr, trec_success_once):
     assert checks.check_success_means(means_from_mrr(dev_mrr), course_pipe, dev_queries) == "right"
     rounded = {k: round(value, 3) for k, value in means_from_mrr(dev_mrr).items()}
     assert checks.check_success_means(rounded, course_pipe, dev_queries) == "right"
@@ -192,12 +219,12 @@ def wrong_means(course_pipe, course_queries, dev_queries, dev_mrr):
 
 
 @pytest.mark.parametrize("slip", WRONG_MEANS)
-def test_success_means_rejects_a_wrong_answer(course_pipe, dev_queries, wrong_means, slip):
+def test_success_means_rejects_a_wrong_answer(course_pipe, dev_queries, wrong_means, trec_success_once, slip):
     with pytest.raises(AssertionError):
         checks.check_success_means(wrong_means[slip], course_pipe, dev_queries)
 
 
-def test_success_means_messages_give_nothing_away(course_pipe, dev_queries, dev_mrr, wrong_means):
+def test_success_means_messages_give_nothing_away(course_pipe, dev_queries, dev_mrr, wrong_means, trec_success_once):
     right = [f"{value:.3f}" for value in means_from_mrr(dev_mrr).values()]
     right += [f"{value:.2f}" for value in means_from_mrr(dev_mrr).values()]
     assert sorted(wrong_means) == sorted(WRONG_MEANS)
