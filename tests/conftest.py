@@ -42,17 +42,18 @@ def course_pipe(course_docs, encoder):
 
 # The slowest files first (warm times measured on 2 cores, longest first), so that pytest-xdist's workers,
 # which each take whole files in collection order (`--dist loadfile --no-loadscope-reorder`), finish together
-# instead of one of them starting the browser test when the other is done; then the other notebooks, then the
-# unit tests, which take a few seconds a file.
-SLOWEST_FIRST = ["test_browser.py", "01_tokenization.ipynb", "02_embeddings_and_pooling.ipynb",
-                 "09_rerank.ipynb", "09_rerank_cross_encoder.ipynb",
-                 "09_rerank_llm_and_refuse.ipynb", "03_similarity_and_vector_search.ipynb", "10_evaluation.ipynb",
-                 "10_metrics_and_diagnosis.ipynb", "06_hybrid_search.ipynb", "05_bm25.ipynb",
-                 "04_chunking_measured.ipynb", "test_exercises_07.py", "test_exercises_02.py", "test_vectorstore.py",
-                 "test_judgments.py", "test_exercises_10.py", "04_chunking.ipynb", "07_contextual_retrieval.ipynb",
-                 "11_playground.ipynb", "08_mmr.ipynb", "12_your_own_data.ipynb", "00_rag_in_one_page.ipynb",
-                 "test_exercises_03.py", "test_exercises_06.py", "test_exercises_01.py", "test_exercises_00.py",
-                 "test_doctests.py", "test_encoder_numpy.py", "test_lab.py"]
+# instead of one of them starting the browser test when the other is done; then the files not named here, under
+# 3 s each, in their own order.
+SLOWEST_FIRST = ["test_browser.py", "09_rerank_cross_encoder.ipynb", "02_embeddings_and_pooling.ipynb",
+                 "01_tokenization.ipynb", "09_rerank.ipynb", "03_similarity_and_vector_search.ipynb",
+                 "10_evaluation.ipynb", "09_rerank_llm_and_refuse.ipynb", "06_hybrid_search.ipynb",
+                 "05_bm25.ipynb", "10_metrics_and_diagnosis.ipynb", "07_contextual_retrieval.ipynb",
+                 "test_vectorstore.py", "04_chunking_measured.ipynb", "08_mmr.ipynb", "test_exercises_09.py",
+                 "test_encoder_numpy.py", "04_chunking.ipynb", "11_playground.ipynb", "test_doctests.py",
+                 "test_judgments.py", "test_exercises_02.py", "test_exercises_07.py", "test_llm.py",
+                 "test_exercises_06.py", "test_rerank.py", "test_bm25.py", "test_exercises_03.py",
+                 "12_your_own_data.ipynb", "test_wordpiece.py", "00_rag_in_one_page.ipynb",
+                 "test_exercises_05.py"]
 
 
 def pytest_collection_modifyitems(items):
