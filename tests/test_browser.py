@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -658,17 +659,10 @@ def move_slider(page, notebook: str, move: Move):
     return cell
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.notebook.removesuffix(".ipynb") for case in CASES])
-def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, request):
-    """Pictures before running, then Run All, every widget drawn live, each move redraws its widget and reaches
-    the kernel; closing the notebook logs no error either."""
-    if not sessions_of(lab, case.notebook):  # not started while the previous notebook ran (the first, or -k)
-        start_kernel(lab, case.notebook).join()
-    following = next_notebook(request)
-    if following:
-        start_kernel(lab, following)
-    page, passed = pages.get(), False
-    problems, cells, clock = [], [], [time.monotonic()]
+def watch_errors(page) -> tuple[list[str], Callable[[], None]]:
+    """The list that collects the page's console errors and uncaught exceptions from now on, and the function
+    that stops collecting (the page serves the next test too)."""
+    problems: list[str] = []
 
     def console(message):
         if message.type == "error":
@@ -679,6 +673,25 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, req
 
     page.on("console", console)
     page.on("pageerror", error)
+
+    def stop() -> None:
+        page.remove_listener("console", console)
+        page.remove_listener("pageerror", error)
+
+    return problems, stop
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.notebook.removesuffix(".ipynb") for case in CASES])
+def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, request):
+    """Pictures before running, then Run All, every widget drawn live, each move redraws its widget and reaches
+    the kernel; closing the notebook logs no error either."""
+    if not sessions_of(lab, case.notebook):  # not started while the previous notebook ran (the first, or -k)
+        start_kernel(lab, case.notebook).join()
+    following = next_notebook(request)
+    if following:
+        start_kernel(lab, following)
+    page, passed = pages.get(), False
+    (problems, stop_watching), cells, clock = watch_errors(page), [], [time.monotonic()]
     try:
         open_notebook(page, lab, case.notebook, in_place=True)
         if check_pictures(page, case.notebook):
@@ -710,8 +723,7 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, req
         print(f"{case.notebook}: {steps}; screenshots in {tmp_path}")
         passed = True
     finally:
-        page.remove_listener("console", console)
-        page.remove_listener("pageerror", error)
+        stop_watching()
         if not passed:  # what the page showed last; the next notebook starts from a fresh page, not from this one
             with contextlib.suppress(Exception):
                 page.screenshot(path=tmp_path / "page.png")
@@ -828,17 +840,7 @@ def test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart(lab, p
     served_cells = json.loads((lab.course / "notebooks" / JUDGED).read_text(encoding="utf-8"))["cells"]
     assert len(served_cells) == 3, "the title, the setup and the widget"
     page, passed = pages.get(), False
-    problems, clock = [], [time.monotonic()]
-
-    def console(message):
-        if message.type == "error":
-            problems.append(f"console {message.type}: {message.text}")
-
-    def error(exception):
-        problems.append(f"page error: {exception}")
-
-    page.on("console", console)
-    page.on("pageerror", error)
+    (problems, stop_watching), clock = watch_errors(page), [time.monotonic()]
     copy = lab.cache / "own-data" / "demo-handbook"  # the widget's working copy of the demo folder
     try:
         open_notebook(page, lab, JUDGED, in_place=True)  # its kernel started while the last case ran
@@ -894,8 +896,7 @@ def test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart(lab, p
         print(f"{JUDGED}: {steps}")
         passed = True
     finally:
-        page.remove_listener("console", console)
-        page.remove_listener("pageerror", error)
+        stop_watching()
         with contextlib.suppress(Exception):
             page.screenshot(path=tmp_path / "page.png")
         if not passed:  # the next test of this module, if any, starts from a fresh page
