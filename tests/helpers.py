@@ -96,3 +96,19 @@ def end_tolerance(a, b, n_resamples) -> float:
     # the grid the resampled means lie on (scores in halves: 0.5 / n)
     s = np.std(b - a) / np.sqrt(len(a))
     return 4 * np.sqrt(2) * s * np.sqrt(0.025 * 0.975 / n_resamples) / stats.norm.pdf(1.96) + 0.5 / len(a)
+
+
+def computed_once(compute, pipe, key):
+    """`compute(pipe, ...)` with each result kept by `key(...)` (the arguments after the pipe): a check's costly
+    reference computed once for a test module, not again on each of the answers its tests give the check. The
+    check must be given `pipe`, the module's one pipeline, since the kept results are that pipeline's."""
+    kept = {}
+
+    def once(given, *arguments, **named):
+        assert given is pipe, "the checks are tested with the module's pipeline"
+        found = key(*arguments, **named)
+        if found not in kept:
+            kept[found] = compute(given, *arguments, **named)
+        return kept[found]
+
+    return once

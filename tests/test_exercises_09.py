@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import ROOT, exercise_checks
+from helpers import ROOT, computed_once, exercise_checks
 
 rerank = exercise_checks("rerank")
 cross_encoder = exercise_checks("cross_encoder")
@@ -366,15 +366,7 @@ def agreement(hybrid, split):
 def remembered_judged_scores(hybrid):
     """refuse.judged_scores, each split's computed once for this module: check_agreement ranks, scores and judges
     every dev candidate on each answer, and the tests below give it eight."""
-    kept, compute = {}, refuse.judged_scores
-
-    def judged_scores(pipe, split="dev"):
-        assert pipe is hybrid, "the checks are tested with the notebooks' pipe"
-        if split not in kept:
-            kept[split] = compute(pipe, split)
-        return kept[split]
-
-    return judged_scores
+    return computed_once(refuse.judged_scores, hybrid, key=lambda split="dev": split)
 
 
 @pytest.fixture
@@ -450,16 +442,8 @@ def remembered_refusal(hybrid):
     """refuse.refusal, each setting's on each query list computed once for this module: check_stricter_rule
     evaluates all ten settings on every answer, more than the pipe keeps among its recent results, and the tests
     below give it 15 answers."""
-    rows, compute = {}, refuse.refusal
-
-    def refusal(pipe, threshold, rewrite, queries):
-        assert pipe is hybrid, "the checks are tested with the notebooks' pipe"
-        key = (threshold, rewrite, tuple(q.query_id for q in queries))
-        if key not in rows:
-            rows[key] = compute(pipe, threshold, rewrite, queries)
-        return rows[key]
-
-    return refusal
+    return computed_once(refuse.refusal, hybrid, key=lambda threshold, rewrite, queries: (
+        threshold, rewrite, tuple(q.query_id for q in queries)))
 
 
 @pytest.fixture

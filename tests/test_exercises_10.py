@@ -3,7 +3,7 @@ computed another way, rejects the plausible wrong answers, and never gives the a
 
 import numpy as np
 import pytest
-from helpers import exercise_checks
+from helpers import computed_once, exercise_checks
 
 from ragkit.evaluate.leaderboard import leaderboard
 from ragkit.evaluate.metrics import paired_bootstrap
@@ -110,16 +110,8 @@ def first_hit_within(parts, k):
 def remembered_trec_success(course_pipe):
     """checks.trec_success, each query list's computed once for this module: the success checks rank the queries
     and judge every chunk for every query on each answer, and the tests below give them some 40 answers."""
-    kept, compute = {}, checks.trec_success
-
-    def trec_success(pipe, queries, ks):
-        assert pipe is course_pipe, "the checks are tested with the course pipeline"
-        key = tuple(q.query_id for q in queries), tuple(ks)
-        if key not in kept:
-            kept[key] = compute(pipe, queries, ks)
-        return kept[key]
-
-    return trec_success
+    return computed_once(checks.trec_success, course_pipe, key=lambda queries, ks: (
+        tuple(q.query_id for q in queries), tuple(ks)))
 
 
 @pytest.fixture
