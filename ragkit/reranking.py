@@ -59,11 +59,18 @@ def chunk_token_vectors(pipe) -> list[np.ndarray]:
         numpy_encoder(pipe).token_vectors, texts, cache_dir(), pipe.model_name))
 
 
+ON_DISK_FROM = 16  # new query texts in one call from which their token vectors are kept on disk
+
+
 def query_token_vectors(pipe, texts: list[str]) -> list[np.ndarray]:
-    """Token vectors of query texts, cached on disk by the list (the numpy forward pass of 225 Cranfield
-    queries takes seconds; a notebook or test run again asks for the same lists)."""
+    """Token vectors of query texts. A long list (an evaluation's queries: the numpy forward pass over Cranfield's
+    225 takes seconds) is kept on disk, since a notebook or test run again asks for the same list; a few new
+    queries (one typed in a widget, one query timed in 09b or 10) are computed, so nothing piles up per query and
+    a timing still times the forward pass."""
     from ragkit.cache import cache_dir
 
+    if len(texts) < ON_DISK_FROM:
+        return numpy_encoder(pipe).token_vectors(texts)
     return cached_token_vectors(numpy_encoder(pipe).token_vectors, texts, cache_dir(), pipe.model_name)
 
 
@@ -79,7 +86,7 @@ def maxsim_for(pipe, queries: Sequence[str], candidates: Sequence[np.ndarray]) -
             lambda: [vectors.astype(np.float32) for vectors in chunk_token_vectors(pipe)])
         by_text = pipe.cache.memo(("query token vectors", pipe.model_name))
         new_texts = list(dict.fromkeys(queries[n] for n in todo if queries[n] not in by_text))
-        if new_texts:  # on disk too: a notebook run again asks for the same lists and reads them back
+        if new_texts:
             by_text.update(zip(new_texts, query_token_vectors(pipe, new_texts), strict=True))
         for n in todo:
             rows = candidates[n]

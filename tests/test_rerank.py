@@ -200,6 +200,34 @@ def test_maxsim_scores_a_query_again_only_when_it_has_new_candidates(monkeypatch
     assert calls == [2, 3] and all(again[chunk.doc_id] == score for chunk, score in first[:2])
 
 
+def test_long_query_lists_keep_their_token_vectors_on_disk_and_a_few_queries_do_not(monkeypatch, tmp_path):
+    import ragkit.reranking as reranking
+
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    pipe, encoded = tiny_pipeline(Scripted({}), rerank="maxsim"), []
+    encoder = reranking.numpy_encoder(pipe)
+    real = encoder.token_vectors
+    monkeypatch.setattr(encoder, "token_vectors", lambda texts: encoded.append(len(texts)) or real(texts))
+    few = ["rotate keys", "revoke a token"]
+    many = [f"question number {n} about keys" for n in range(reranking.ON_DISK_FROM)]
+    reranking.query_token_vectors(pipe, few)
+    assert not (tmp_path / "token-vectors").exists(), "a few queries (one typed, one timed) are not written"
+    first = reranking.query_token_vectors(pipe, many)
+    again = reranking.query_token_vectors(pipe, many)  # another run asking for the same list: read back
+    assert encoded == [2, len(many)] and all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert len(list((tmp_path / "token-vectors").glob("*.npz"))) == 1
+
+
+def test_token_vectors_that_cannot_be_written_are_still_returned_with_a_warning(tmp_path):
+    from ragkit.embed.token_cache import cached_token_vectors
+
+    (tmp_path / "token-vectors").write_text("a file where the folder should be")
+    with pytest.warns(UserWarning, match="not kept in"):
+        vectors = cached_token_vectors(lambda texts: [np.ones((2, 3), np.float16)] * len(texts), ["a", "b"],
+                                       tmp_path, "m")
+    assert [v.shape for v in vectors] == [(2, 3), (2, 3)]
+
+
 def test_rerank_depth_keeps_the_tail_in_first_stage_order():
     model = Scripted({"API keys": "0", "": "5"})
     pipe = tiny_pipeline(model, rerank="llm", rerank_depth=1)
