@@ -389,7 +389,9 @@ def cache_without_own_data(folder: Path) -> Path:
     dictionary, the token vectors, the Chroma store: the notebooks find and add to them as they would there) but
     `own-data`, the working copies of a learner's data folders, which starts empty here: the judging test finds
     only its own verdicts there, and never touches those of notebook 12 run elsewhere."""
-    shared = Path(os.environ.get("RAGKIT_CACHE") or ROOT / ".cache")  # ragkit.cache.cache_dir() in a checkout
+    from ragkit.cache import cache_dir
+
+    shared = cache_dir(create=False).resolve()  # absolute: the links must hold from another folder
     cache = folder / "cache"
     cache.mkdir()
     present = {entry.name for entry in shared.iterdir() if entry.is_dir()} if shared.is_dir() else set()

@@ -139,15 +139,15 @@ def right_without_special(ops021):
 
 
 @pytest.fixture(scope="module")
-def without_special_expected(hybrid):
-    return rerank.without_special_answer(hybrid)
+def remembered_without_special(hybrid):
+    """rerank.without_special_answer computed once for this module: the tests below call the check 18 times, and
+    each call ranks ops-021's candidates and encodes the query again."""
+    return computed_once(rerank.without_special_answer, hybrid, key=lambda: ())
 
 
 @pytest.fixture
-def without_special_once(without_special_expected, monkeypatch):
-    """The check's own answer computed once for this module, not once per call: the tests below call the check 18
-    times, and each call ranks ops-021's candidates and encodes the query again."""
-    monkeypatch.setattr(rerank, "without_special_answer", lambda pipe: without_special_expected)
+def without_special_once(remembered_without_special, monkeypatch):
+    monkeypatch.setattr(rerank, "without_special_answer", remembered_without_special)
 
 
 def test_check_without_special_accepts_a_right_answer(ops021, hybrid, without_special_once):
