@@ -193,6 +193,20 @@ def test_a_multi_query_answered_in_one_document_or_not_in_every_part_is_noted_in
     folder = labels_folder(tmp_path, [query(kind="multi", evidence=one, parts=("parking", "door code"))], [])
     problems, notes, _ = check_own_data(folder)
     assert problems == [] and "q-001: part 2 of 2 ('door code') has no passage judged as answering it yet" in notes
+    assert "q-001: every passage answering it is in one document (faq), so it does not test combining documents " \
+           "as the course's multi queries do" in notes
+    both = one + [{"doc": "faq", "quote": "Staff park anywhere else", "parts": [1], "origin": "pooled",
+                   "judge": "me"}]
+    problems, notes, _ = check_own_data(labels_folder(tmp_path / "both", [query(kind="multi", evidence=both,
+                                                                                 parts=("parking", "door code"))], []))
+    assert problems == [] and [note for note in notes if note.startswith("q-001")] == [
+        "q-001: every passage answering it is in one document (faq), so it does not test combining documents as the "
+        "course's multi queries do"]
+    two = one + [{"doc": "welcome", "quote": "The door code changes every month", "parts": [1], "origin": "pooled",
+                  "judge": "me"}]
+    _, notes, _ = check_own_data(labels_folder(tmp_path / "two", [query(kind="multi", evidence=two,
+                                                                        parts=("parking", "door code"))], []))
+    assert not [note for note in notes if note.startswith("q-001")], "two documents answer it: nothing to note"
     course = []
     check_query(query(kind="multi", evidence=one, parts=("parking", "door code")), "q.jsonl:1", {}, course)
     assert "q.jsonl:1: a multi query needs written evidence from at least two documents" in course

@@ -102,12 +102,13 @@ def check_own_data(folder: str | Path) -> tuple[list[str], list[str], dict]:
 
 
 def answer_notes(record: dict) -> list[str]:
-    """What a query of your own still lacks: any answer at all (the eval command then leaves it out), or an answer
-    to one of its named parts (it then counts as a miss for every method).
+    """What a query of your own still lacks: any answer at all (the eval command then leaves it out), an answer
+    to one of its named parts (it then counts as a miss for every method), or, for a multi query, a second
+    document among its answers.
 
     >>> answer_notes({"id": "q-1", "type": "multi", "parts": ["fee", "deadline"],
-    ...               "evidence": [{"doc": "faq", "quote": "The fee is 5 euros.", "parts": [0]}]})
-    ["q-1: part 2 of 2 ('deadline') has no passage judged as answering it yet"]
+    ...               "evidence": [{"doc": "faq", "quote": "The fee is 5 euros.", "parts": [0]}]})[0]
+    "q-1: part 2 of 2 ('deadline') has no passage judged as answering it yet"
     """
     evidence = [item for item in record.get("evidence") or [] if isinstance(item, dict)]
     if record.get("type") == "unanswerable":
@@ -116,8 +117,13 @@ def answer_notes(record: dict) -> list[str]:
         return [f"{record.get('id')}: no passage judged as answering it yet, so the eval command leaves it out"]
     parts = record.get("parts") if isinstance(record.get("parts"), list) else []
     answered = {part for item in evidence for part in item.get("parts") or [] if isinstance(part, int)}
-    return [f"{record.get('id')}: part {n + 1} of {len(parts)} ({name!r}) has no passage judged as answering it yet"
-            for n, name in enumerate(parts) if n not in answered]
+    notes = [f"{record.get('id')}: part {n + 1} of {len(parts)} ({name!r}) has no passage judged as answering it yet"
+             for n, name in enumerate(parts) if n not in answered]
+    documents = sorted({str(item.get("doc")) for item in evidence})
+    if record.get("type") == "multi" and len(documents) == 1:
+        notes.append(f"{record.get('id')}: every passage answering it is in one document ({documents[0]}), so it "
+                     "does not test combining documents as the course's multi queries do")
+    return notes
 
 
 def course_only(problems: Sequence[str]) -> bool:
