@@ -218,6 +218,32 @@ def test_long_query_lists_keep_their_token_vectors_on_disk_and_a_few_queries_do_
     assert len(list((tmp_path / "token-vectors").glob("*.npz"))) == 1
 
 
+def test_maxsim_over_a_long_query_list_reads_its_token_vectors_back_from_disk(monkeypatch, tmp_path):
+    import ragkit.reranking as reranking
+
+    monkeypatch.setenv("RAGKIT_CACHE", str(tmp_path))
+    queries = [f"how often do I rotate key number {n}" for n in range(reranking.ON_DISK_FROM)]
+    rows = [np.arange(len(DOCS))] * len(queries)
+    first = reranking.maxsim_for(tiny_pipeline(Scripted({}), rerank="maxsim"), queries, rows)
+    again_pipe = tiny_pipeline(Scripted({}), rerank="maxsim")  # a new run: nothing in memory
+    monkeypatch.setattr(reranking.numpy_encoder(again_pipe), "token_vectors", lambda texts: 1 / 0)
+    again = reranking.maxsim_for(again_pipe, queries, rows)  # chunks and queries alike: read back from disk
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+
+
+def test_ltr_features_parse_a_querys_filters_once_for_all_its_candidates(monkeypatch):
+    import ragkit.rank.features as features
+
+    calls, real = [], features.parse_filters
+    monkeypatch.setattr(features, "parse_filters", lambda text, docs: calls.append(text) or real(text, docs))
+    chunks = tiny_pipeline(Scripted({})).chunks
+    scores = np.zeros(len(chunks))
+    matrix = features.feature_matrix("keys in 2025", chunks, DOCS, scores, scores, scores)
+    assert calls == ["keys in 2025"] and matrix.shape == (len(chunks), len(FEATURES))
+    one_by_one = [features.pair_features("keys in 2025", chunk, DOCS) for chunk in chunks]
+    assert matrix[:, FEATURES.index("filter_match")].tolist() == [row["filter_match"] for row in one_by_one]
+
+
 def test_token_vectors_that_cannot_be_written_are_still_returned_with_a_warning(tmp_path):
     from ragkit.embed.token_cache import cached_token_vectors
 
