@@ -19,13 +19,18 @@ class RagkitError(ValueError):
     """
 
 
-def check_k(k: int) -> None:
-    """Raise `RagkitError` unless `k` is a positive integer.
+def check_k(k: int, at_most: int | None = None, of: str = "chunks") -> None:
+    """Raise `RagkitError` unless `k` is a positive integer, and at most `at_most` (the number of `of`) if given.
 
-    >>> check_k(5)
+    >>> check_k(5, at_most=10)
+    >>> check_k(5, at_most=3, of="documents")
+    Traceback (most recent call last):
+    ragkit.errors.RagkitError: k=5 is larger than the number of documents (3); ask for at most 3
     """
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise RagkitError(f"k must be a positive integer, got {k!r}")
+    if at_most is not None and k > at_most:
+        raise RagkitError(f"k={k} is larger than the number of {of} ({at_most}); ask for at most {at_most}")
 
 
 def check_query(query: str) -> str:

@@ -184,9 +184,7 @@ class BM25Index:
         >>> BM25Index([["a"], ["a", "b"], ["b", "b"]]).rankings([["b"], ["a"]], k=2).tolist()
         [[2, 1], [0, 1]]
         """
-        check_k(k)
-        if k > self.n_docs:
-            raise RagkitError(f"k={k} is larger than the number of documents ({self.n_docs}); ask for at most that")
+        check_k(k, at_most=self.n_docs, of="documents")
         ids = [self.term_ids(tokens) for tokens in query_tokens]
         values = self.weight_values(self.k1 if k1 is None else k1, self.b if b is None else b) if any(ids) else None
         ranking, done = np.zeros((len(ids), k), dtype=np.int64), np.zeros(len(ids), dtype=bool)

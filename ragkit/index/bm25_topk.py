@@ -204,9 +204,7 @@ def pruned_rankings(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
     >>> pruned_rankings(indptr, indices, values, 3, [[0, 1], [1], []], k=2, compiled=False)[0].tolist()
     [[2, 0], [1, 0], [0, 1]]
     """
-    check_k(k)
-    if k > n_docs:
-        raise RagkitError(f"k={k} is larger than the number of documents ({n_docs}); ask for at most that")
+    check_k(k, at_most=n_docs, of="documents")
     if not checked:  # binary search needs each row's document indices in increasing order
         rising, starts = np.diff(indices) > 0, indptr[1:-1]
         rising[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a row may start below the last one's end

@@ -177,8 +177,7 @@ def chroma_search(collection, chunks: Sequence[Chunk], query_embeddings: np.ndar
     count = collection.count()
     if count == 0:
         raise RagkitError(f"the Chroma collection {collection.name!r} is empty: index chunks first")
-    if k > count:
-        raise RagkitError(f"k={k} is larger than the number of indexed chunks ({count}); ask for at most {count}")
+    check_k(k, at_most=count, of="indexed chunks")
     position = {chunk.chunk_id: i for i, chunk in enumerate(chunks)}
     found = collection.query(query_embeddings=np.atleast_2d(query_embeddings).astype(np.float32), n_results=k,
                              where=chroma_where(filters), include=["distances"])

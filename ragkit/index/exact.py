@@ -43,11 +43,9 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     >>> top_k(np.array([0.5, 0.9, 0.5, 0.5]), 2)
     array([1, 0])
     """
-    check_k(k)
     scores = np.asarray(scores)
     n = scores.shape[-1]
-    if k > n:
-        raise RagkitError(f"k={k} is larger than the number of chunks ({n}); ask for at most {n}")
+    check_k(k, at_most=n)
     if scores.ndim == 2:  # one stable sort of every row: equal scores keep the lower index first
         return np.argsort(-scores, axis=1, kind="stable")[:, :k]
     # argpartition finds the k-th highest score in linear time; everything above it is in, and ties at it are
@@ -70,9 +68,7 @@ def exact_search(query_embeddings: np.ndarray, embeddings: np.ndarray, k: int, c
     [1]
     """
     scores = np.atleast_2d(cosine_scores(query_embeddings, embeddings))
-    check_k(k)
-    if k > scores.shape[1]:
-        raise RagkitError(f"k={k} is larger than the number of chunks ({scores.shape[1]}); ask for at most {scores.shape[1]}")
+    check_k(k, at_most=scores.shape[1])
     if filters:
         if len(chunks) != len(embeddings):
             raise RagkitError("filters need the chunks, one per embedding row, to read their metadata")
