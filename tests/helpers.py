@@ -101,7 +101,8 @@ def end_tolerance(a, b, n_resamples) -> float:
 def computed_once(compute, pipe, key):
     """`compute(pipe, ...)` with each result kept by `key(...)` (the arguments after the pipe): a check's costly
     reference computed once for a test module, not again on each of the answers its tests give the check. The
-    check must be given `pipe`, the module's one pipeline, since the kept results are that pipeline's."""
+    check must be given `pipe`, the module's one pipeline, since the kept results are that pipeline's. Every call
+    gets the one kept result: the checks only read it (a check that changed it would change the next test's)."""
     kept = {}
 
     def once(given, *arguments, **named):

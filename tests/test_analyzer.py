@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from ragkit.errors import RagkitError
 from ragkit.index.bm25 import BM25Index
-from ragkit.text.analyzer import JOINERS, LUCENE_ENGLISH_STOP_WORDS, Analyzer, snowball_stemmer
-from ragkit.text.words import word_tokens
+from ragkit.text.analyzer import JOINERS, LUCENE_ENGLISH_STOP_WORDS, SPLIT_WORD, Analyzer, snowball_stemmer
+from ragkit.text.words import WORD, word_tokens
 
 WORDS = ["the", "studies", "study", "studying", "of", "mutations", "mutation", "rotated", "rotate", "keys", "is",
          "boundary", "layer", "layers", "heat", "transfer", "transferred", "an", "and", "flows", "flow", "were"]
@@ -117,3 +117,11 @@ def test_the_published_bm25_setting_runs_from_the_command_line(root, capsys, dat
                  else "dev", *settings, "--json"]) == 0
     config = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["config"]
     assert (config["stemmer"], config["stopwords"], config["k1"], config["b"]) == ("snowball", "en", 1.2, 0.75)
+
+
+def test_split_words_are_words_that_no_longer_join_at_hyphens_and_slashes():
+    """SPLIT_WORD is WORD with - and / taken out of its joiners: if WORD stopped joining at them, the rewrite would
+    do nothing and identifiers="split" would quietly equal "whole"."""
+    assert SPLIT_WORD.pattern != WORD.pattern
+    assert WORD.findall("ts-203 v2/sessions") == ["ts-203", "v2/sessions"]
+    assert SPLIT_WORD.findall("ts-203 v2/sessions sync.max_batch") == ["ts", "203", "v2", "sessions", "sync.max_batch"]
