@@ -2,8 +2,8 @@
 pack the cached vectors of the course data.
 
 `run_eval` evaluates one configuration of the pipeline on the course data or a BEIR folder, optionally on one
-language or query type, with means overall, per type and per language, and judged@10 (how much of the top 10
-the judgments cover). `pool_units` lists the top units of a configuration that no judgment covers yet: the work
+language or query type, with means overall, per type and per language, and judged@10 and judged@20 (how much of the
+top 10 and top 20 the judgments cover). `pool_units` lists the top units of a configuration that no judgment covers yet: the work
 a judge still has to do before that configuration's numbers can be trusted (`data/README.md`, "Pooled
 judgments"). With `rerank="ltr"` both first train the ranker on another split (`trained_pipeline`), or, on a collection
 with one judged split, `run_eval` trains one per query fold (`ragkit.evaluate.folds`); with a
@@ -105,7 +105,7 @@ def refusal_measures(data: str, pipe: Pipeline, split: str) -> dict:
 def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[tuple[str, object]] = (),
              lang: str | None = None, query_type: str | None = None, train_split: str | None = None) -> dict:
     """Evaluate one configuration; returns the JSON-ready result: the means, `by_type` and `by_lang`, the
-    judged share of the top 10, and every config field under "config". `settings` are (name, value) pairs.
+    judged shares of the top 10 and top 20, and every config field under "config". `settings` are (name, value) pairs.
 
     >>> run_eval("tests/fixtures/beir_tiny", "bm25", "test", 10, [("k1", 1.2)])["config"]["k1"]
     1.2
@@ -115,7 +115,8 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
     docs, queries, judgments, config = load_eval_data(data, split, lang, query_type)
     changes = dict(settings) if method is None else {"method": method, **dict(settings)}
     pipe = trained_pipeline(data, Pipeline(docs, config, **changes), split, train_split)
-    metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", "judged@10"]))
+    # judged@20 beside failure@20: an unjudged chunk in ranks 11-20 counts as a miss, so failure@20 is an upper bound
+    metrics = list(dict.fromkeys([*DEFAULT_METRICS, f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", "judged@10", "judged@20"]))
     depth = max(int(m.split("@")[1]) for m in metrics)
     folds = pipe.config.rerank == "ltr" and (train_split or default_train_split(data)) == "folds"
     rankings = (cross_fitted_rankings(pipe, queries, judgments, depth) if folds
