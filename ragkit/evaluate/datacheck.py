@@ -14,11 +14,12 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from ragkit.corpus import REQUIRED_FIELDS, parse_front_matter
+from ragkit.corpus import REQUIRED_FIELDS, load_documents, parse_front_matter
 from ragkit.errors import RagkitError
 from ragkit.evaluate.datastats import data_statistics
 from ragkit.evaluate.judgecheck import check_judgments
 from ragkit.evaluate.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
+from ragkit.evaluate.versioncheck import outdated_evidence
 from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
@@ -191,6 +192,7 @@ def check_data(folder: str | Path, minimums: dict | None = None) -> tuple[list[s
     records = check_queries(folder / "queries.jsonl", docs, problems)
     if (folder / "judgments.jsonl").is_file():  # the passages judged not relevant by pooling
         check_judgments(folder / "judgments.jsonl", docs, records, problems)
+        problems += outdated_evidence(records, load_documents(folder / "corpus"))  # pooled quotes meet the version rule
     stats = data_statistics(docs, records)
     if (folder / "llm").is_dir():  # the recorded language-model responses of notebook 07
         check_contexts(folder, problems)
