@@ -1,10 +1,11 @@
-"""Command line: `python -m ragkit data check|pool|record|pack-vectors`, `python -m ragkit eval` and `python -m ragkit contextualize`.
+"""Command line: `python -m ragkit data check|pool|record|agreement|pack-vectors`, `python -m ragkit eval` and `python -m ragkit contextualize`.
 
 `eval` runs one retrieval method over the course data or any BEIR-format folder and prints the metrics;
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
 `metrics`, `by_type`, `by_lang`, `config`, `seconds`). `data pool` prints, one JSON object a line, the top
 units of a method that are not judged yet (`ragkit.commands`); `data record --judgments FILE` applies a judge's
-verdicts on them (`ragkit.evaluate.record`); `data check --own` checks a labels folder of your own
+verdicts on them (`ragkit.evaluate.record`); `data agreement` recomputes two judges' agreement from
+`<data>/agreement.jsonl` (`ragkit.evaluate.agreement`); `data check --own` checks a labels folder of your own
 (`ragkit.evaluate.owncheck`). Left out: serving, indexing to disk, generation.
 """
 
@@ -20,6 +21,7 @@ from ragkit.commands import contextualize, pool_units, run_eval
 from ragkit.config import KNOBS, check_value
 from ragkit.embed.model import pack_vectors
 from ragkit.errors import RagkitError
+from ragkit.evaluate.agreement import agreement_markdown, agreement_rows, load_agreement
 from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.datastats import statistics_markdown
 from ragkit.evaluate.owncheck import HINT, SKIPPED, check_own_data, course_only
@@ -59,8 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="check the course data, list what is still to judge, pack vectors")
-    data.add_argument("action", choices=["check", "pool", "record", "pack-vectors"],
+    data.add_argument("action", choices=["check", "pool", "record", "agreement", "pack-vectors"],
                       help="check: validate; pool: unjudged top units; record: apply a judge's verdicts; "
+                           "agreement: raw agreement and Cohen's kappa of the second judging (agreement.jsonl); "
                            "pack-vectors: the cached embeddings of the course data into <data>/vectors "
                            "(after a run of the notebooks and tests)")
     data.add_argument("--data", default="data", help="data folder (default: data)")
@@ -146,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise RagkitError("data record needs --judgments FILE (JSON lines of verdicts)")
             done = record_verdicts(args.data, read_verdicts(args.judgments), args.replace)
             print(", ".join(f"{value} {name}" for name, value in done.items()))
+            return 0
+        if args.command == "data" and args.action == "agreement":
+            print(agreement_markdown(agreement_rows(load_agreement(Path(args.data) / "agreement.jsonl"))))
             return 0
         if args.command == "data" and args.action == "pack-vectors":
             for name, count in pack_vectors(Path(args.data) / "vectors", keep=not args.fresh).items():
