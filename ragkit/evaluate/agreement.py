@@ -3,7 +3,7 @@
 `data/agreement.jsonl` holds one (query, passage) pair a line with both judges' verdicts: `first` is what the
 labels say (`relevant` or `not relevant`: a quote, or a passage judged not relevant), `second` is a second,
 blind judge's verdict (`yes`, `part`, `no`), and `part` names the slice of the labels it was sampled from
-(`rounds 1-3`, `round 4`, `round 5`, `written`, `review`). `relevant` on the second side means `yes`, or
+(`rounds 1-2`, `round 3`, `round 4`, `round 5`, `written`, `review`). `relevant` on the second side means `yes`, or
 `part` on a query with several parts, as when a round is recorded. `agreement_rows` gives, per slice and over the
 whole sample, the pairs, how many agree, raw agreement and κ = (p_o − p_e) / (1 − p_e); a row leaves κ out (NaN)
 where one judge gave one label only (the written quotes: the first judge is the writer, who always says
