@@ -23,7 +23,8 @@ import pandas as pd
 from ragkit.errors import RagkitError
 from ragkit.evaluate.relevance import Judgment, judged_units, ranking_hits
 
-METRICS = ("recall@5", "failure@20", "ndcg@10", "mrr@10")
+# judged@20 beside failure@20: an unjudged chunk in the top 20 counts as a miss, so it says how far to trust it
+METRICS = ("recall@5", "failure@20", "judged@20", "ndcg@10", "mrr@10")
 # each knob's control, by stage: (low, high, step) a slider; a tuple of values a menu (empty: the pipeline's
 # chunkers); None a text box, empty for None (chunk_size=None, whole documents, is not offered).
 # tests/test_playground.py checks this table against ragkit.config.KNOBS
