@@ -64,7 +64,9 @@ def seed_wrong_answers(tables):
         "against dense, not the reranked hybrid": paired_bootstrap(tables[DENSE]["failure@20"], b, seed=0),
         "resampled apart (unpaired)": unpaired(a, b),
         "another seed": paired_bootstrap(a, b, seed=1),
+        "another seed (2)": paired_bootstrap(a, b, seed=2),
         "1,000 resamples": paired_bootstrap(a, b, n_resamples=1_000, seed=0),
+        "2,000 resamples": paired_bootstrap(a, b, n_resamples=2_000, seed=0),
         "a 90 % interval": paired_bootstrap(a, b, level=0.9, seed=0),
         "interval of seed 003's mean alone": (difference, *one_sample(b)),
         "ends swapped": (difference, high, low),
@@ -74,18 +76,30 @@ def seed_wrong_answers(tables):
 
 WRONG_SEED = ["reversed: hybrid minus seed 003", "English queries only", "Chinese queries only",
               "recall@5, not failure@20", "nDCG@10, not failure@20", "against dense, not the reranked hybrid",
-              "resampled apart (unpaired)", "another seed", "1,000 resamples", "a 90 % interval",
+              "resampled apart (unpaired)", "another seed", "another seed (2)", "1,000 resamples", "2,000 resamples",
+              "a 90 % interval",
               "interval of seed 003's mean alone", "ends swapped", "percent, not a share"]
 
 
 @pytest.fixture(scope="module")
 def seed_wrong(tables):
-    """The wrong answers, bootstrapped once for the 14 tests that read them (ten bootstraps of 10,000 resamples)."""
+    """The wrong answers, bootstrapped once for the 16 tests that read them (eleven bootstraps of 10,000 resamples)."""
     return seed_wrong_answers(tables)
 
 
+# On the labels of 2026-12-07 only 8 test queries differ between the two pipelines, so the resampled means lie on a
+# coarse grid and these two slips land on exactly the right interval (to 1e-9): their numbers are right, and no check
+# of the numbers can reject them. The test pins that they still coincide; seed 2 and 2,000 resamples, whose ends
+# differ, show that the check rejects another seed's or another resample count's interval.
+SAME_AS_RIGHT = {"another seed", "1,000 resamples"}
+
+
 @pytest.mark.parametrize("slip", WRONG_SEED)
-def test_seed_difference_rejects_a_wrong_answer(tables, seed_wrong, slip):
+def test_seed_difference_rejects_a_wrong_answer(tables, seed_wrong, right_difference, slip):
+    if slip in SAME_AS_RIGHT:
+        assert np.allclose(seed_wrong[slip], right_difference, rtol=0, atol=1e-9), f"{slip}: no longer the right numbers"
+        assert checks.check_seed_difference(*seed_wrong[slip], tables) == "right"
+        return
     with pytest.raises(AssertionError):
         checks.check_seed_difference(*seed_wrong[slip], tables)
 
@@ -93,6 +107,8 @@ def test_seed_difference_rejects_a_wrong_answer(tables, seed_wrong, slip):
 def test_seed_difference_messages_give_nothing_away(tables, right_difference, seed_wrong):
     right = [f"{value:+.3f}" for value in right_difference] + [f"{value:.3f}" for value in right_difference]
     for slip, answer in seed_wrong.items():
+        if slip in SAME_AS_RIGHT:   # the right numbers on these labels: accepted (see above), so no message
+            continue
         with pytest.raises(AssertionError) as failure:
             checks.check_seed_difference(*answer, tables)
         message = str(failure.value)
