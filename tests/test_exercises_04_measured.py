@@ -54,7 +54,8 @@ def nb(course_pipe, course_queries):
     c.swapped = paired_bootstrap(scores(sentence, "zh"), scores(fixed, "zh"), seed=0)
     c.context = paired_bootstrap(scores(fixed, "all", CONTEXT), scores(sentence, "all", CONTEXT), seed=0)
     c.level_90 = paired_bootstrap(scores(fixed, "all"), scores(sentence, "all"), level=0.90, seed=0)
-    c.seed_1 = paired_bootstrap(scores(fixed, "all"), scores(sentence, "all"), seed=1)
+    # another seed: 3, since on the 2026-12-07 labels seeds 1, 2, 4 and 5 happen to give seed 0's interval
+    c.seed_other = paired_bootstrap(scores(fixed, "all"), scores(sentence, "all"), seed=3)
     a, b = scores(fixed, "all"), scores(sentence, "all")  # each chunking resampled on its own: not paired
     rng = np.random.default_rng(0)
     unpaired = [b[rng.integers(0, len(b), len(b))].mean() - a[rng.integers(0, len(a), len(a))].mean()
@@ -99,7 +100,7 @@ WRONG = {
         "recall in 3,000 characters": edge("all", lambda nb: nb.context),
         "it won, so it is real": edge("all", lambda nb: nb.edges["all"], real=True),
         "a 90 % interval": edge("all", lambda nb: nb.level_90),
-        "another seed": edge("all", lambda nb: nb.seed_1),
+        "another seed": edge("all", lambda nb: nb.seed_other),
         "not paired": edge("all", lambda nb: nb.unpaired),
     },
 }
@@ -110,6 +111,7 @@ def test_the_slips_are_wrong_answers(nb):
     # each slip must differ from the right answer, or its test proves nothing
     assert (nb.edges["all"][1] > 0) is False, "'it won, so it is real' is wrong only when the interval holds 0"
     assert nb.row_800["chunks"] not in (nb.row_500["chunks"], nb.row_1200["chunks"])
+    assert nb.seed_other[1:] != nb.edges["all"][1:], "'another seed' is wrong only when its interval differs"
 
 
 def giveaways(nb, check):
