@@ -72,7 +72,7 @@ def test_every_pair_names_a_label_of_its_stratum(root):
 
 
 @pytest.mark.parametrize(("line", "message"), [
-    ("not json", "not JSON"),
+    ("not json", "not valid JSON"),
     ('{"query": "q"}', "missing doc"),
     ('{"query": "q", "doc": "d", "start": 0, "end": 5, "part": "x", "first": "maybe", "second": "no", '
      '"second_relevant": false, "stratum_size": 1}', "first must be one of"),

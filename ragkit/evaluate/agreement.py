@@ -15,12 +15,12 @@ Left out: more than two judges (Fleiss' κ), graded labels (weighted κ), and in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ragkit.corpus import read_jsonl
 from ragkit.errors import RagkitError
 
 FIRST = ("relevant", "not relevant")
@@ -57,14 +57,8 @@ def load_agreement(path: str | Path) -> list[dict]:
     if not path.is_file():
         raise RagkitError(f"{path}: no agreement file (pairs with both judges' verdicts, data/README.md)")
     pairs = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            pair = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise RagkitError(f"{path}:{number}: not JSON ({error.msg})") from None
-        missing = [field for field in FIELDS if field not in pair] if isinstance(pair, dict) else list(FIELDS)
+    for number, pair in read_jsonl(path):  # a line that is not a JSON object is one clear error already
+        missing = [field for field in FIELDS if field not in pair]
         if missing:
             raise RagkitError(f"{path}:{number}: missing {', '.join(missing)}")
         if pair["first"] not in FIRST or pair["second"] not in SECOND or not isinstance(pair["second_relevant"], bool):
