@@ -4,6 +4,7 @@ command, and the goal that the judgments cover the top 10 and top 20 of every me
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from ragkit.chunk.base import Chunk
@@ -190,3 +191,45 @@ def test_a_query_that_names_its_parts_is_checked_against_them():
     check_query(record, "q.jsonl:1", docs, problems)
     assert problems == ["q.jsonl:1: evidence parts [2] must name the query's parts (0 to 1); pooled evidence must "
                         "name at least one"]
+
+
+def judged_by_characters(ranking, judgment):
+    """judged_units written literally: the set of the unit's characters inside any not-relevant span."""
+    hits = ranking_hits(ranking, judgment)
+    flags = []
+    for unit, hit in zip(ranking, hits, strict=True):
+        if hit or any(s.end is None and s.doc_id == unit.doc_id for s in judgment.not_relevant):
+            flags.append(True)
+            continue
+        inside = {c for s in judgment.not_relevant if s.doc_id == unit.doc_id
+                  for c in range(max(s.start, unit.start), min(s.end, unit.end))}
+        flags.append(len(inside) * 2 >= unit.end - unit.start > 0)
+    return flags
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_judged_units_counts_overlapping_spans_once_as_the_literal_character_set_does(seed):
+    rng = np.random.default_rng(seed)
+    spans = []
+    for _ in range(int(rng.integers(0, 12))):  # overlapping, nested and touching spans over two documents
+        start = int(rng.integers(0, 300))
+        spans.append(Target(str(rng.choice(["d", "e"])), start, start + int(rng.integers(1, 200))))
+    judgment = Judgment("q", "keyword", "dev", (Target("d", 500, 520),), not_relevant=tuple(spans))
+    ranking = []
+    for _ in range(20):
+        start = int(rng.integers(0, 450))
+        ranking.append(chunk(str(rng.choice(["d", "e", "f"])), start, start + int(rng.integers(1, 120))))
+    assert judged_units(ranking, judgment) == judged_by_characters(ranking, judgment)
+
+
+def test_judged_units_on_the_course_rankings_equal_the_literal_character_set(root):
+    from ragkit.corpus import load_documents, load_queries
+    from ragkit.evaluate.relevance import judgments_from_queries
+    from ragkit.pipeline import Pipeline
+    docs = load_documents(root / "data/corpus")
+    queries = [q for q in load_queries(root / "data/queries.jsonl", split="dev") if q.evidence]
+    rankings = Pipeline(docs, method="hybrid").rankings([q.text for q in queries], 50)
+    flags = [judged_units(r, j) for r, j in zip(rankings, judgments_from_queries(queries, docs), strict=True)]
+    assert flags == [judged_by_characters(r, j) for r, j in zip(rankings, judgments_from_queries(queries, docs),
+                                                                   strict=True)]
+    assert 0 < sum(map(sum, flags)) < sum(map(len, flags)), "some units of a top 50 are judged and some are not"

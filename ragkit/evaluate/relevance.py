@@ -75,6 +75,14 @@ class Judgment:
             by_doc.setdefault(target.doc_id, []).append((parts, target))
         return by_doc
 
+    @cached_property
+    def not_relevant_by_doc(self) -> dict[str, list[Target]]:
+        """Document id → its passages judged not relevant (a slider move re-checks units against these)."""
+        by_doc: dict[str, list[Target]] = {}
+        for span in self.not_relevant:
+            by_doc.setdefault(span.doc_id, []).append(span)
+        return by_doc
+
 
 def quote_target(docs: Mapping[str, Document], doc_id: str, quote: str, where: str = "") -> Target:
     """The span of `quote` in document `doc_id`; it must occur exactly once.
@@ -161,12 +169,15 @@ def judged_units(ranking: Sequence[Chunk], judgment: Judgment) -> list[bool]:
     hits = ranking_hits(ranking, judgment)
     judged = []
     for unit, hit in zip(ranking, hits, strict=True):
-        if hit or any(target.end is None and target.doc_id == unit.doc_id for target in judgment.not_relevant):
+        spans = judgment.not_relevant_by_doc.get(unit.doc_id, ())
+        if hit or any(span.end is None for span in spans):
             judged.append(True)
             continue
-        inside = set()  # character offsets of the unit covered by not-relevant spans (spans may overlap)
-        for span in judgment.not_relevant:
-            if span.doc_id == unit.doc_id and span.end is not None:
-                inside.update(range(max(span.start, unit.start), min(span.end, unit.end)))
-        judged.append(len(inside) * 2 >= unit.end - unit.start > 0)
+        # characters of the unit inside not-relevant spans, counted once where spans overlap (merged intervals)
+        inside, reached = 0, unit.start
+        for start, end in sorted((max(s.start, unit.start), min(s.end, unit.end)) for s in spans):
+            start = max(start, reached)
+            if end > start:
+                inside, reached = inside + end - start, end
+        judged.append(inside * 2 >= unit.end - unit.start > 0)
     return judged
