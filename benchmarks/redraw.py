@@ -35,7 +35,7 @@ CONTROLS = [
     ("02_embeddings_and_pooling.ipynb", "attention_widget(encoder", "layer", "slider"),
     ("02_embeddings_and_pooling.ipynb", "attention_widget(encoder", "head", "slider"),
     ("03_similarity_and_vector_search.ipynb", "threshold_widget(pipe", "threshold", "slider"),
-    ("04_chunking.ipynb", "threshold_slider(ops", "threshold", "slider"),
+    ("04_chunking_semantic.ipynb", "threshold_slider(ops", "threshold", "slider"),
     ("05_bm25.ipynb", 'curve_widget(pipe, "k1")', "k1", "slider"),
     ("05_bm25.ipynb", 'curve_widget(pipe, "b")', "b", "slider"),
     ("06_hybrid_search.ipynb", "fusion_explorer(pipe", "rrf_k", "slider"),

@@ -49,7 +49,7 @@ SLOWEST_FIRST = ["test_browser.py", "09_rerank_cross_encoder.ipynb", "02_embeddi
                  "10_evaluation.ipynb", "09_rerank_llm_and_refuse.ipynb", "06_hybrid_search.ipynb",
                  "05_bm25.ipynb", "10_metrics_and_diagnosis.ipynb", "07_contextual_retrieval.ipynb",
                  "test_vectorstore.py", "04_chunking_measured.ipynb", "08_mmr.ipynb", "test_exercises_09.py",
-                 "test_encoder_numpy.py", "04_chunking.ipynb", "11_playground.ipynb", "test_doctests.py",
+                 "test_encoder_numpy.py", "04_chunking_semantic.ipynb", "11_playground.ipynb", "test_doctests.py",
                  "test_judgments.py", "test_exercises_02.py", "test_exercises_07.py", "test_llm.py",
                  "test_exercises_06.py", "test_rerank.py", "test_bm25.py", "test_exercises_03.py",
                  "12_your_own_data.ipynb", "test_wordpiece.py", "00_rag_in_one_page.ipynb",

@@ -162,7 +162,7 @@ CASES = [
         Move("threshold", 2, f"{HTML}, {IMAGE}", "the refusal figures and the threshold line",
              code="threshold_widget(pipe, dev", kernel="pipe.config.threshold"),
     ), docs="03_threshold.png"),
-    Case("04_chunking.ipynb", (
+    Case("04_chunking_semantic.ipynb", (
         Move("threshold", 3, IMAGE, "the similarity curve's cuts", code="threshold_slider(ops"),
     ), docs=None),
     Case("05_bm25.ipynb", (

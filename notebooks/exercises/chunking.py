@@ -1,4 +1,4 @@
-"""The checks of notebook 04's exercises (chunking).
+"""The checks of notebook 04's exercises (chunking: `04_chunking.ipynb` and `04_chunking_semantic.ipynb`).
 
 Each check recomputes its answer from `ragkit` (the sentences, their window similarities and the size
 guards, which the notebook derived and checked against these functions), apart from the learner's code: the
@@ -62,7 +62,7 @@ def check_backwards(cuts, one_sentence_share, ops, encoder):
 
 
 def check_sentence_quotes(share, docs, dev):
-    """Exercise 3: the share of dev evidence quotes whole in one sentence chunk of at most 500 characters."""
+    """04_chunking, exercise 1: the share of dev evidence quotes whole in one sentence chunk of at most 500 characters."""
     assert dev and all(q.split == "dev" for q in dev), "`dev` is not the list of dev queries"
     spans = {}
     for chunk in chunk_corpus(docs, sentence_chunks, size=500, overlap=0):
