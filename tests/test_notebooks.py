@@ -34,6 +34,15 @@ def test_notebook_is_executed_in_order_without_errors(path):
     assert first.startswith("# "), f"{path.name} must open with a title"
 
 
+MAX_CELLS = 65  # past about 60 cells learners lose the thread (issue 36): split a notebook rather than grow it
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_short_enough_to_follow(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert len(cells) <= MAX_CELLS, f"{path.name} has {len(cells)} cells; cut or split it ({MAX_CELLS} at most)"
+
+
 @pytest.mark.skipif(shutil.which("ruff") is None and not (ROOT / ".venv/bin/ruff").exists(), reason="ruff missing")
 def test_ruff_is_clean():
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "ragkit", "tests", "notebooks", "benchmarks"],
