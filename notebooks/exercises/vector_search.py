@@ -2,7 +2,7 @@
 
 Each check recomputes its answer here, apart from the notebook's code and from the learner's: dot products
 and cosines written out, the metadata filters transcribed key by key, the threshold choice as a literal loop,
-and the generated vectors of section 8 drawn again from their seed, with an HNSW index built here for
+and the generated vectors of 03_vector_search_at_scale (section 1) drawn again from their seed, with an HNSW index built here for
 comparison. What they take from `ragkit` (the pipeline's chunks and vectors, recall@5 from the evidence spans)
 the notebook has checked against references already.
 """
@@ -14,7 +14,7 @@ import numpy as np
 from ragkit.evaluate.relevance import judgments_from_queries
 from ragkit.evaluate.tables import per_query_metrics
 
-THRESHOLDS = np.round(np.arange(0.20, 0.801, 0.01), 2)  # section 10's sweep
+THRESHOLDS = np.round(np.arange(0.20, 0.801, 0.01), 2)  # section 8's sweep (03_similarity_and_vector_search)
 
 
 def as_indices(found, name):
@@ -94,7 +94,7 @@ def check_multilingual_filters(without, with_filters, pipe, dev):
 
 
 def check_english_threshold(threshold, precision, pipe, dev):
-    """Exercise 3: section 10's threshold choice made on the English dev queries alone."""
+    """Exercise 3: section 8's threshold choice made on the English dev queries alone."""
     english = [q for q in dev if q.lang == "en"]
     assert english, "`dev` holds no English queries: give the check the dev queries"
     best_cosine = (pipe.embed_queries([q.text for q in english]) @ np.asarray(pipe.chunk_embeddings).T).max(axis=1)
@@ -133,7 +133,7 @@ def embedding_like(n, centres, rng, spread=0.6):
 
 
 def generated():
-    """The 4,000 generated vectors and 100 queries of section 8 (seed 0), and 1,000 fresh queries (seed 1)."""
+    """The 4,000 generated vectors and 100 queries of 03_vector_search_at_scale, section 1 (seed 0), and 1,000 fresh queries (seed 1)."""
     rng = np.random.default_rng(0)
     centres = rng.normal(size=(300, 384))
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
@@ -168,7 +168,7 @@ def reference_recall(vectors, queries):
 
 
 def check_ef20(collection, recall):
-    """Exercise 4: a collection of the generated vectors with M = 4 and ef_search = 20, and its recall@10."""
+    """03_vector_search_at_scale, exercise 1: a collection of the generated vectors with M = 4 and ef_search = 20, and its recall@10."""
     hnsw = collection.configuration["hnsw"]
     assert (hnsw["max_neighbors"], hnsw["ef_search"]) == (4, 20), \
         "the collection's configuration does not say M = 4 and ef_search = 20"
@@ -177,7 +177,7 @@ def check_ef20(collection, recall):
     sample = collection.get(ids=["0", "1234", "3999"], include=["embeddings"])
     stored = dict(zip(sample["ids"], sample["embeddings"], strict=True))
     assert all(key in stored and np.allclose(stored[key], vectors[int(key)], atol=1e-6) for key in ("0", "1234", "3999")), \
-        "the collection does not hold the generated vectors of section 8 under their row numbers"
+        "the collection does not hold the generated vectors of section 1 (vector search at scale) under their row numbers"
     assert 0 <= recall <= 1, "recall is not a share between 0 and 1"
     assert abs(recall - recall_at_10(collection, queries, vectors)) < 1e-9, \
         "recall is not this collection's recall@10 against exact search on the 100 generated queries"
