@@ -148,7 +148,7 @@ def served(case: Case) -> dict:
 RANKING = "ranking_widget(pipe"  # notebook 05's query menu, k1 and b sliders over the live ranking
 IMAGE, HTML = ".widget-image", ".widget-html"  # a plot drawn in place (ragkit.widgets.figures), an HTML view
 CASES = [
-    Case("01_tokenization.ipynb", (
+    Case("01_tokenization_retrieval.ipynb", (
         Move("text", 0, HTML, "the tokens the model gets", code="token_viewer(tokenizer)", control="text",
              value="Rotate the key after TS-999"),
     ), docs=None),
@@ -166,14 +166,16 @@ CASES = [
         Move("threshold", 3, IMAGE, "the similarity curve's cuts", code="threshold_slider(ops"),
     ), docs=None),
     Case("05_bm25.ipynb", (
+        Move("k1", 2, IMAGE, "the saturation curve", code='curve_widget(pipe, "k1")', kernel="pipe.config.k1"),
+        Move("b", 3, IMAGE, "the length-normalisation curve", code='curve_widget(pipe, "b")',
+             kernel="pipe.config.b"),
+    ), docs=None),
+    Case("05_bm25_measured.ipynb", (
         Move("k1", 3, ".widget-output", "the recall@5 line and the ranking table", code=RANKING,
              kernel="pipe.config.k1"),
         Move("b", 3, ".widget-output", "the recall@5 line and the ranking table", code=RANKING,
              kernel="pipe.config.b"),
         Move("query", 2, ".widget-output", "the ranking table", code=RANKING, control="menu"),
-        Move("k1", 2, IMAGE, "the saturation curve", code='curve_widget(pipe, "k1")', kernel="pipe.config.k1"),
-        Move("b", 3, IMAGE, "the length-normalisation curve", code='curve_widget(pipe, "b")',
-             kernel="pipe.config.b"),
     ), docs="05_bm25_sliders.png"),
     Case("06_hybrid_search.ipynb", (
         Move("rrf_k", 2, IMAGE, "the fusion bars", code="fusion_explorer(pipe", kernel="pipe.config.rrf_k"),
