@@ -220,6 +220,9 @@ def test_judged_units_counts_overlapping_spans_once_as_the_literal_character_set
         start = int(rng.integers(0, 450))
         ranking.append(chunk(str(rng.choice(["d", "e", "f"])), start, start + int(rng.integers(1, 120))))
     assert judged_units(ranking, judgment) == judged_by_characters(ranking, judgment)
+    assert judged_units(ranking[::-1], judgment) == judged_by_characters(ranking, judgment)[::-1], "memo reused"
+    other = Judgment("q", "keyword", "dev", (Target("d", 500, 520),))  # same spans, nothing judged not relevant
+    assert judged_units(ranking, other) == judged_by_characters(ranking, other), "each judgment keeps its own memo"
 
 
 def test_judged_units_on_the_course_rankings_equal_the_literal_character_set(root):

@@ -76,6 +76,12 @@ class Judgment:
         return by_doc
 
     @cached_property
+    def judged_memo(self) -> dict[tuple[str, int, int], bool]:
+        """(doc, start, end) → judged, filled by `judged_units`: a slider move re-ranks mostly the same chunks,
+        and whether a span is judged depends on the span and this judgment alone."""
+        return {}
+
+    @cached_property
     def not_relevant_by_doc(self) -> dict[str, list[Target]]:
         """Document id → its passages judged not relevant (a slider move re-checks units against these)."""
         by_doc: dict[str, list[Target]] = {}
@@ -166,18 +172,29 @@ def judged_units(ranking: Sequence[Chunk], judgment: Judgment) -> list[bool]:
     >>> judged_units([Chunk("d#0", "d", 0, 20, ""), Chunk("d#2", "d", 50, 90, ""), Chunk("d#3", "d", 70, 99, "")], j)
     [True, True, False]
     """
-    hits = ranking_hits(ranking, judgment)
-    judged = []
-    for unit, hit in zip(ranking, hits, strict=True):
-        spans = judgment.not_relevant_by_doc.get(unit.doc_id, ())
-        if hit or any(span.end is None for span in spans):
-            judged.append(True)
-            continue
-        # characters of the unit inside not-relevant spans, counted once where spans overlap (merged intervals)
-        inside, reached = 0, unit.start
-        for start, end in sorted((max(s.start, unit.start), min(s.end, unit.end)) for s in spans):
-            start = max(start, reached)
-            if end > start:
-                inside, reached = inside + end - start, end
-        judged.append(inside * 2 >= unit.end - unit.start > 0)
+    memo, judged = judgment.judged_memo, []
+    for unit in ranking:
+        key = (unit.doc_id, unit.start, unit.end)
+        if key not in memo:
+            memo[key] = unit_is_judged(unit, judgment)
+        judged.append(memo[key])
     return judged
+
+
+def unit_is_judged(unit: Chunk, judgment: Judgment) -> bool:
+    """`judged_units` for one unit, computed: it covers a target, or half its characters lie in not-relevant spans.
+
+    >>> j = Judgment("q", "keyword", "dev", (Target("d", 2, 8),), not_relevant=(Target("d", 40, 80),))
+    >>> unit_is_judged(Chunk("d#1", "d", 20, 50, ""), j), unit_is_judged(Chunk("d#2", "d", 50, 90, ""), j)
+    (False, True)
+    """
+    spans = judgment.not_relevant_by_doc.get(unit.doc_id, ())
+    if ranking_hits([unit], judgment)[0] or any(span.end is None for span in spans):
+        return True
+    # characters of the unit inside not-relevant spans, counted once where spans overlap (merged intervals)
+    inside, reached = 0, unit.start
+    for start, end in sorted((max(s.start, unit.start), min(s.end, unit.end)) for s in spans):
+        start = max(start, reached)
+        if end > start:
+            inside, reached = inside + end - start, end
+    return inside * 2 >= unit.end - unit.start > 0
