@@ -1,4 +1,4 @@
-"""Command line: `python -m ragkit data check|pool|record|agreement|pack-vectors`, `python -m ragkit eval` and `python -m ragkit contextualize`.
+"""Command line: `python -m ragkit data check|pool|record|agreement|pack-vectors`, `python -m ragkit eval`, `python -m ragkit answer` and `python -m ragkit contextualize`.
 
 `eval` runs one retrieval method over the course data or any BEIR-format folder and prints the metrics;
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
@@ -6,7 +6,8 @@ with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang
 units of a method that are not judged yet (`ragkit.commands`); `data record --judgments FILE` applies a judge's
 verdicts on them (`ragkit.evaluate.record`); `data agreement` recomputes two judges' agreement from
 `<data>/agreement.jsonl` (`ragkit.evaluate.agreement`); `data check --own` checks a labels folder of your own
-(`ragkit.evaluate.owncheck`). Left out: serving, indexing to disk, generation.
+(`ragkit.evaluate.owncheck`). `answer` grades a configuration's answers, replayed or live (`ragkit.answering`);
+with `--json` its last line is one JSON object. Left out: serving, indexing to disk.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ragkit.answering import MODELS, check_answer_records, run_answer
 from ragkit.commands import contextualize, pool_units, run_eval
 from ragkit.config import KNOBS, check_value
 from ragkit.embed.model import pack_vectors
@@ -26,6 +28,8 @@ from ragkit.evaluate.datacheck import check_data
 from ragkit.evaluate.datastats import statistics_markdown
 from ragkit.evaluate.owncheck import HINT, SKIPPED, check_own_data, course_only
 from ragkit.evaluate.record import read_verdicts, record_verdicts
+from ragkit.generate.nq import CONDITIONS
+from ragkit.generate.report import WRITERS, interval_text
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
@@ -99,6 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
                           help="any pipeline setting, repeatable: --set k1=1.2 --set b=0.75 (names: "
                                + ", ".join(KNOBS) + ")")
     evaluate.add_argument("--json", action="store_true", help="end with one JSON line")
+    answer = commands.add_parser("answer", help="grade a configuration's answers (recorded by default)")
+    answer.add_argument("--data", default="data", help="course data folder, or data/nq-open (Natural Questions)")
+    answer.add_argument("--split", default="test", help="course data: dev or test (default: test)")
+    answer.add_argument("--lang", help="course data: only queries in this language (en or zh)")
+    answer.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                        help="course data: any pipeline setting, the answer stage's k, order, compress included")
+    answer.add_argument("--condition", default="position-1", choices=CONDITIONS,
+                        help="Natural Questions: where the answering passage is (default: position-1)")
+    answer.add_argument("--writer", default="claude", choices=WRITERS, help="whose recorded answers to replay")
+    answer.add_argument("--model", default="recorded", choices=MODELS,
+                        help="recorded (replay, offline), local (SmolLM2 on the CPU, live) or server "
+                             "(RAGKIT_LLM_URL, live)")
+    answer.add_argument("--limit", type=int, help="only the first N queries or questions")
+    answer.add_argument("--json", action="store_true", help="end with one JSON line")
     return parser
 
 
@@ -120,6 +138,8 @@ def print_check(folder: str, own: bool = False) -> int:
         problems, notes, stats = check_own_data(folder)
     else:
         problems, stats = check_data(folder)
+        answer_problems, notes = check_answer_records(folder)  # answer keys and recorded answers (notebook 13)
+        problems += answer_problems
     print(statistics_markdown(stats))
     print()
     for note in [*notes, *([SKIPPED] if own else [])]:
@@ -168,6 +188,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "contextualize":
             counts = contextualize(args.data, args.chunk_size, args.chunk_overlap)
             print(", ".join(f"{value} {name}" for name, value in counts.items()))
+            return 0
+        if args.command == "answer":
+            result = run_answer(args.data, args.split, settings, args.writer, args.model, args.lang,
+                                args.condition, args.limit)
+            for name, entry in result["metrics"].items():
+                print(f"{name:>18}  {interval_text(entry)}")
+            print(f"{result.get('queries', result.get('questions'))} queries, answers by {result['writer']}, "
+                  f"{result['seconds']} s")
+            if args.json:
+                print(json.dumps(result, ensure_ascii=False))
             return 0
         if args.k < 1:
             raise RagkitError(f"--k must be at least 1, got {args.k}")
