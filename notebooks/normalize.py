@@ -102,6 +102,12 @@ def widget_picture(model_id: str, models: dict) -> str:
         return f"<div style='display:flex;flex-flow:row wrap;align-items:center;gap:4px;{box}'>{children}</div>"
     if name in SLIDERS:
         return slider_picture(state, pixels)
+    if name == "SelectionSliderModel":  # a slider over labelled options: its handle at the chosen option's index
+        labels, index = state.get("_options_labels", []), state.get("index", 0) or 0
+        return slider_picture({**state, "min": 0, "max": max(len(labels) - 1, 0), "value": index,
+                               "_model_name": "IntSliderModel"}, pixels).replace(
+            f"<span style='margin-left:8px'>{index}</span>",
+            f"<span style='margin-left:8px'>{html.escape(labels[index] if index < len(labels) else '')}</span>")
     field = "border:1px solid #bbb;padding:2px 6px;background:#fff;flex:1;min-height:1.3em;white-space:nowrap"
     if name == "DropdownModel":
         labels, index = state.get("_options_labels", []), state.get("index")

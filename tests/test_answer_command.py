@@ -101,3 +101,28 @@ def test_the_answer_viewer_grades_the_recorded_answer(course_pipe, course_docs, 
     assert "<b>right</b>" in answer_html(state) or "<b>wrong</b>" in answer_html(state)
     missing = answer_update(best, query, judgment, keys, records, 3, "middle")
     assert not missing["recorded"] and "not recorded" in answer_html(missing)
+
+
+def test_the_playground_answer_button_shows_the_answer_or_one_clear_line(course_pipe):
+    from ragkit.errors import RagkitError
+    from ragkit.widgets.answers import live_answer_html
+
+    class Echo:
+        mode, model = "live", "echo"
+
+        def complete(self, prompt, purpose=""):
+            assert "Question: TS-105 after refresh" in prompt
+            return "Sign in again [2]."
+
+    class Down:
+        mode, model = "live", "down"
+
+        def complete(self, prompt, purpose=""):
+            raise RagkitError("cannot reach a language model server at http://127.0.0.1:9/v1: is it running?")
+
+    pipe = course_pipe.using(k=3, order="edges")
+    shown = live_answer_html(pipe, "TS-105 after refresh", Echo())
+    assert "Sign in again [2]." in shown and shown.count("<li>") == 3 and shown.count("— cited") == 1
+    assert "k = 3, order = edges" in shown and "generation" in shown
+    assert "<b>no answer</b>: cannot reach" in live_answer_html(pipe, "TS-105 after refresh", Down())
+    assert "<b>no answer</b>: the query is empty" in live_answer_html(pipe, "  ", Echo())

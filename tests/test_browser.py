@@ -195,6 +195,12 @@ CASES = [
         Move("threshold", 2, f"{HTML}, {IMAGE}", "the refusal figures and the threshold line",
              code='threshold_widget(pipe.using(rerank="llm")'),
     ), docs="09_llm_threshold.png"),
+    Case("13_from_retrieval_to_answers.ipynb", (  # k from 5 to 10, then the edges order: both recorded
+        Move("k", 1, HTML, "the graded answer", code="answer_widget(best", kernel="best.config.k"),
+        Move("order", 0, HTML, "the graded answer", code="answer_widget(best", control="menu", value="edges",
+             kernel="best.config.order"),
+        Move("query", 2, HTML, "the graded answer", code="answer_widget(best", control="menu"),
+    ), docs="13_answers.png"),
 ]
 if (ROOT / "notebooks" / PLAYGROUND).exists():
     METRICS = ".ragkit-playground-metrics"  # the playground's HTML table of dev metrics; `live` is its pipeline

@@ -451,4 +451,4 @@ def test_the_widget_drives_the_pipeline(course):
     assert (LOADING in "".join(said)) == needs, "the model load is said when the query needs it"
     labels = [row.children[0].value for row in ui.children[1:] if isinstance(getattr(row, "children", [None])[0],
                                                                             type(status))]
-    assert labels.count("<b>chunking</b>") > 1 and labels[-1] == "<b>refusal</b>", "every row names its stage"
+    assert labels.count("<b>chunking</b>") > 1 and labels[-1] == "<b>answer</b>", "every row names its stage"

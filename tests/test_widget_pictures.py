@@ -95,3 +95,9 @@ def test_every_widget_of_a_committed_notebook_has_its_current_picture(path):
     drawn = json.loads(json.dumps(notebook))
     add_pictures(drawn)
     assert drawn == notebook, f"{path.name}: a widget picture is missing or stale: python notebooks/normalize.py"
+
+
+def test_a_selection_slider_shows_its_chosen_label_where_its_handle_is():
+    models = {"s": model("SelectionSliderModel", description="k", _options_labels=["1", "3", "5", "10", "20"], index=3)}
+    picture = widget_picture("IPY_MODEL_s", models)
+    assert ">10</span>" in picture and "left:75.0%" in picture and ">k</span>" in picture

@@ -10,7 +10,8 @@ again, so that a refused change never blocks the next one; the results always be
 are empty). `playground` only wires ipywidgets to these functions, to the presets of `ragkit.widgets.presets`
 and to the controls and views of `ragkit.widgets.playground_view`, laid out in rows that each repeat their
 stage's label, and saying so when a query first needs the embedding model loaded (both from
-`ragkit.widgets.playground_layout`). Left out: saving a setting, and figures on the test split.
+`ragkit.widgets.playground_layout`). Its "answer it" button has the local model answer the query shown under
+the current knobs (`live_answer_html`). Left out: saving a setting, and figures on the test split.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ragkit.chunk.sentences import sentence_spans
 from ragkit.corpus import Query
 from ragkit.errors import RagkitError
 from ragkit.evaluate.runs import cached_judgments
+from ragkit.widgets.answers import live_answer_html
 from ragkit.widgets.playground_layout import LOADING, WIDTHS, control_kind, control_rows, model_load_needed
 from ragkit.widgets.playground_view import (
     CONTROLS,
@@ -130,8 +132,11 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     box = widgets.Text(pick.value, description="query", continuous_update=False, layout={"width": "95%"})
     k = widgets.IntSlider(top_k, min=1, max=20, description="top_k", continuous_update=False)
     bar = widgets.IntProgress(description="re-chunking", style=wide, layout={"visibility": "hidden"})
-    status, metrics, results = widgets.HTML(), widgets.HTML(), widgets.HTML()
-    for widget, name in ((status, "status"), (metrics, "metrics"), (results, "results"), (bar, "progress")):
+    status, metrics, results, answered = widgets.HTML(), widgets.HTML(), widgets.HTML(), widgets.HTML()
+    ask = widgets.Button(description="answer it (local model)", layout={"width": "220px"},
+                         tooltip="SmolLM2-135M on this CPU answers the query under the knobs above (a few seconds)")
+    for widget, name in ((status, "status"), (metrics, "metrics"), (results, "results"), (bar, "progress"),
+                         (answered, "answer")):
         widget.add_class(f"ragkit-playground-{name}")  # names a browser test can find
     state = {"last": None, "quiet": False, "started": 0.0}
 
@@ -169,6 +174,13 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
             state["quiet"] = False
             redraw()
 
+    def answer_now(_button=None) -> None:  # the model loads on the first click, and only then
+        from ragkit.generate.local import LocalModel
+        answered.value = "<i>answering…</i>"
+        state["model"] = state.get("model") or LocalModel(max_tokens=96)
+        answered.value = live_answer_html(pipe, box.value, state["model"])
+
+    ask.on_click(answer_now)
     pick.observe(lambda change: setattr(box, "value", change["new"]), names="value")
     for control in (*controls.values(), box, k):
         control.observe(redraw, names="value")
@@ -176,4 +188,4 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     redraw()
     rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "80px", "flex": "0 0 80px"}),
                           *[controls[name] for name in names]]) for stage, names in control_rows()]
-    return widgets.VBox([widgets.HBox([preset, bar]), *rows, status, metrics, pick, box, k, results])
+    return widgets.VBox([widgets.HBox([preset, bar]), *rows, status, metrics, pick, box, k, results, ask, answered])

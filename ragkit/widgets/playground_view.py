@@ -44,6 +44,7 @@ CONTROLS: dict[str, dict[str, tuple | None]] = {
     "rerank": {"rerank": ("none", "maxsim", "ltr", "llm", "cross-encoder"), "rerank_depth": (1, 50, 1),
                "rerank_model": None, "ltr_objective": ("pointwise", "pairwise")},
     "refusal": {"threshold": None, "rewrite": ("none", "llm")},
+    "answer": {"k": (1, 20, 1), "order": ("rank", "edges", "middle", "reversed"), "compress": ("none", "query-sentences")},
 }
 SPECS = {name: spec for group in CONTROLS.values() for name, spec in group.items()}
 
