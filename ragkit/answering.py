@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragkit.config import PipelineConfig
-from ragkit.corpus import load_documents, load_queries
+from ragkit.corpus import load_documents, load_queries, read_jsonl
 from ragkit.errors import RagkitError
 from ragkit.evaluate.relevance import judgments_from_queries
 from ragkit.generate.grid import grid_items
@@ -29,6 +29,7 @@ from ragkit.llm.prompts import prompt_key
 from ragkit.pipeline import Pipeline
 
 MODELS = ("recorded", "local", "server")
+COMPLETE = ("claude",)  # writers whose recordings must cover the whole grid and every Natural Questions condition
 # the two pipelines of the recorded grid: naive dense retrieval, and the course's best on test (README's table)
 GRID_PIPELINES = {"dense": {}, "best": {"context": "llm", "method": "hybrid", "rerank": "llm", "rerank_depth": 50}}
 
@@ -133,7 +134,8 @@ def check_answer_records(data: str | Path = "data") -> tuple[list[str], list[str
     grid = {(item["id"], item["condition"]): prompt_key(item["prompt"]) for item in course_grid(data)}
     for folder in writers:
         seen: dict[tuple[str, str], str] = {}
-        for key, record in load_answers(folder).items():
+        load_answers(folder)  # every line has a key and a response, or one clear error
+        for key, record in ((r["key"], r) for path in sorted(folder.glob("*.jsonl")) for _, r in read_jsonl(path)):
             where = f"{folder.relative_to(data)}: {record.get('id')} {record.get('condition')}"
             pair = (record.get("id"), record.get("condition"))
             if not record.get("model") or not record["response"].strip():
@@ -153,4 +155,11 @@ def check_answer_records(data: str | Path = "data") -> tuple[list[str], list[str
                 problems.append(f"{where}: its key is not the key of the prompt this condition builds now")
         nq = sum(1 for pair in seen if str(pair[0]).startswith("nq-"))
         notes.append(f"{folder.name}: {len(seen) - nq} course answers, {nq} Natural Questions answers")
+        if folder.name in COMPLETE:  # a prompt shared by two cells is answered once and serves both
+            keys = set(seen.values())
+            missing = sum(key not in keys for key in set(grid.values()))
+            missing_nq = len(questions) * len(CONDITIONS) - nq
+            if missing or missing_nq:
+                problems.append(f"{folder.relative_to(data)}: {missing} grid prompts and {missing_nq} Natural "
+                                "Questions prompts have no recorded answer")
     return problems, notes

@@ -81,6 +81,7 @@ def test_data_check_verifies_every_recorded_answer(tmp_path):
     assert any("its key is not the key of the prompt this condition builds now" in p for p in problems)
     assert any("needs a non-empty 'model'" in p for p in problems)
     assert any("answered twice" in p for p in problems)
+    assert any("1 grid prompts and 0 Natural Questions prompts have no recorded answer" in p for p in problems)
 
 
 def test_the_answer_viewer_grades_the_recorded_answer(course_pipe, course_docs, course_queries):
@@ -126,3 +127,11 @@ def test_the_playground_answer_button_shows_the_answer_or_one_clear_line(course_
     assert "k = 3, order = edges" in shown and "generation" in shown
     assert "<b>no answer</b>: cannot reach" in live_answer_html(pipe, "TS-105 after refresh", Down())
     assert "<b>no answer</b>: the query is empty" in live_answer_html(pipe, "  ", Echo())
+
+
+def test_the_local_model_answers_from_the_command_line(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["answer", "--data", "data/nq-open", "--condition", "gold-only", "--model", "local", "--limit", "2",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["questions"] == 2 and result["writer"].startswith("SmolLM2-135M-Instruct")
