@@ -62,7 +62,8 @@ def answer_html(state: dict, titles: Sequence[str] = ()) -> str:
     cites = (f"cites {', '.join(f'[{n}]' for n in state['cited'])}; {precision:.0%} of them hold evidence"
              if precision is not None else "cites nothing")
     return (f'<div class="ragkit-answer"><p><b>{grade}</b> · {cites} · k = {state["k"]}, order = {state["order"]}</p>'
-            f"<blockquote>{html.escape(state['answer'])}</blockquote><ol style=\"list-style: none\">{rows}</ol></div>")
+            f'<blockquote style="white-space: pre-wrap">{html.escape(state["answer"])}</blockquote>'
+            f'<ol style="list-style: none">{rows}</ol></div>')
 
 
 def answer_widget(pipe, queries: Sequence, judgments: Sequence[Judgment], keys, records, value: int = 0):
@@ -111,5 +112,6 @@ def live_answer_html(pipe, query: str, model) -> str:
     timing = (f"retrieval {reply.usage.get('retrieval_seconds', 0) * 1000:.0f} ms, generation {reply.seconds:.1f} s"
               f" ({html.escape(getattr(model, 'model', 'a model'))})")
     return (f'<div class="ragkit-answer"><p><b>answer</b> · k = {pipe.config.k}, order = {pipe.config.order} · '
-            f"{timing}{' · refused' if reply.refused else ''}</p><blockquote>{html.escape(reply.text)}</blockquote>"
+            f"{timing}{' · refused' if reply.refused else ''}</p>"
+            f'<blockquote style="white-space: pre-wrap">{html.escape(reply.text)}</blockquote>'
             f'<ol style="list-style: none">{rows}</ol></div>')
