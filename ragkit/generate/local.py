@@ -88,6 +88,7 @@ class LocalModel:
         params.n_ctx, params.n_predict, params.warmup = self.context_tokens, self.max_tokens, False
         params.cpuparams.n_threads = params.cpuparams_batch.n_threads = self.threads
         params.sampling.temp, params.sampling.seed = 0.0, self.seed
+        params.verbosity = -1  # llama.cpp's log goes to file descriptor 2, some of it from its own thread: none
         started = time.perf_counter()
         with quiet_stderr():
             self._server = xllamacpp.Server(params)
