@@ -11,7 +11,7 @@ answer's token counts and seconds. Left out: GPUs, sampling, streaming, and any 
 from __future__ import annotations
 
 import contextlib
-import importlib
+import importlib.util
 import os
 import sys
 import time
@@ -30,12 +30,12 @@ def gguf_path(package: str = PACKAGE) -> Path:
     >>> gguf_path().suffix
     '.gguf'
     """
-    try:
-        module = importlib.import_module(package)
-    except ImportError:
+    # found, not imported: the package's own code imports the plugin's dependencies, which --no-deps leaves out
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
         raise RagkitError(f"the local language model is not installed: run `{PIP_HINT}` (--no-deps: its own "
-                          "plugin would build llama-cpp-python from source, which ragkit does not use)") from None
-    found = sorted(Path(module.__file__).parent.glob("*.gguf"))
+                          "plugin would build llama-cpp-python from source, which ragkit does not use)")
+    found = sorted(Path(list(spec.submodule_search_locations)[0]).glob("*.gguf"))
     if not found:
         raise RagkitError(f"the package {package} holds no .gguf file; reinstall it: `{PIP_HINT}`")
     return found[0]
