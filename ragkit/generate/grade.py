@@ -18,6 +18,9 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 
+from ragkit.chunk.base import Chunk
+from ragkit.evaluate.relevance import Judgment, ranking_hits
+
 ARTICLES = re.compile(r"\b(a|an|the)\b")
 CITATION = re.compile(r"\[(\d+(?:\s*[,，、]\s*\d+)*)\]")
 REFUSALS = re.compile(
@@ -75,6 +78,18 @@ def cited(answer: str) -> list[int]:
             if int(number) not in numbers:
                 numbers.append(int(number))
     return numbers
+
+
+def evidence_numbers(shown: Sequence[Chunk], judgment: Judgment) -> list[int]:
+    """The prompt numbers (1, 2, ...) of the passages shown that hold evidence for the query (cover half of an
+    evidence quote, `ragkit.evaluate.relevance`): what a citation should point at.
+
+    >>> from ragkit.evaluate.relevance import Target
+    >>> judgment = Judgment("q", "keyword", "test", (Target("a", 0, 5),))
+    >>> evidence_numbers([Chunk("b#0", "b", 0, 5, "bbbbb"), Chunk("a#0", "a", 0, 5, "aaaaa")], judgment)
+    [2]
+    """
+    return [n for n, hit in enumerate(ranking_hits(shown, judgment), start=1) if hit]
 
 
 def citation_scores(cited_numbers: Sequence[int], evidence_numbers: Sequence[int], shown: int) -> dict[str, float]:

@@ -19,7 +19,7 @@ import pandas as pd
 from ragkit.chunk.base import Chunk
 from ragkit.evaluate.relevance import Judgment, ranking_hits, unit_is_judged
 from ragkit.generate.answer import ORDERS, answer_prompt
-from ragkit.generate.grade import citation_scores, cited, correct, refuses
+from ragkit.generate.grade import citation_scores, cited, correct, evidence_numbers, refuses
 from ragkit.llm.prompts import prompt_key
 
 K_VALUES = (1, 3, 5, 10, 20)
@@ -107,7 +107,7 @@ def grade_grid(items: Sequence[dict], records: Mapping[str, dict], queries: Sequ
             continue
         query, judgment = by_id[item["id"]]
         shown = [chunk_by_id[chunk_id] for chunk_id in item["shown"]]
-        evidence = [n for n, hit in enumerate(ranking_hits(shown, judgment), start=1) if hit]
+        evidence = evidence_numbers(shown, judgment)
         pipeline, k, order = item["condition"].split()[:3]
         text = record["response"]
         rows.append({"id": query.query_id, "lang": query.lang, "type": query.type, "answerable": bool(query.evidence),

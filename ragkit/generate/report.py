@@ -18,9 +18,8 @@ import pandas as pd
 
 from ragkit.errors import RagkitError
 from ragkit.evaluate.leaderboard import bootstrap_means
-from ragkit.evaluate.relevance import ranking_hits
 from ragkit.generate.answer import answer_prompt
-from ragkit.generate.grade import citation_scores, cited, correct, refuses
+from ragkit.generate.grade import citation_scores, cited, correct, evidence_numbers, refuses
 from ragkit.generate.nq import context_passages, load_nq, nq_prompt
 from ragkit.generate.recording import load_answers
 from ragkit.llm.prompts import prompt_key
@@ -106,8 +105,7 @@ def course_answers(pipe, queries: Sequence, judgments: Sequence, keys: dict[str,
     else:
         texts = [model.complete(prompt, purpose=f"an answer to {q.query_id}") for q, (prompt, _) in
                  zip(queries, built, strict=True)]
-    evidence = [[n for n, hit in enumerate(ranking_hits(shown, judgment), start=1) if hit]
-                for (_, shown), judgment in zip(built, judgments, strict=True)]
+    evidence = [evidence_numbers(shown, judgment) for (_, shown), judgment in zip(built, judgments, strict=True)]
     rows = grade_rows([q.query_id for q in queries], texts, [keys.get(q.query_id) if q.evidence else None
                                                             for q in queries], evidence, [len(s) for _, s in built])
     rows.insert(1, "lang", [q.lang for q in queries])

@@ -14,9 +14,9 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from ragkit.evaluate.relevance import Judgment, ranking_hits
+from ragkit.evaluate.relevance import Judgment
 from ragkit.generate.answer import ORDERS
-from ragkit.generate.grade import cited, correct, refuses
+from ragkit.generate.grade import cited, correct, evidence_numbers, refuses
 from ragkit.generate.grid import K_VALUES
 from ragkit.llm.prompts import prompt_key
 
@@ -32,7 +32,7 @@ def answer_update(pipe, query, judgment: Judgment, keys: Mapping[str, list[list[
     pipe.configure(k=k, order=order)
     prompt, shown = pipe.answer_prompt(query.text)
     record = records.get(prompt_key(prompt))
-    evidence = [n for n, hit in enumerate(ranking_hits(shown, judgment), start=1) if hit]
+    evidence = evidence_numbers(shown, judgment)
     state = {"query": query.query_id, "k": k, "order": order, "shown": [c.chunk_id for c in shown],
              "evidence": evidence, "recorded": record is not None, "answer": "", "cited": [], "correct": None,
              "refused": None}
