@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ragkit.embed.encoders import ENCODERS
 from ragkit.errors import RagkitError
 from ragkit.generate.answer import COMPRESSIONS, ORDERS
 
@@ -51,6 +52,9 @@ KNOBS: dict[str, Knob] = {
     "context": Knob("context", str, ("none", "headers", "llm", "llm-plain"), meaning="what the indexes read before "
                     "each chunk: nothing, its title and section, or a language model's situating context (llm: "
                     "writers told what to name; llm-plain: Anthropic's prompt alone)"),
+    "encoder": Knob("embedding", str, tuple(ENCODERS), meaning="dense retrieval's sentence encoder: minilm "
+                    "(all-MiniLM-L6-v2, English), use-m3 (Universal Sentence Encoder multilingual v3) or e5-small "
+                    "(multilingual-e5-small, 4-bit; reads query: and passage: prefixes)"),
     "stemmer": Knob("analysis", str, ("none", "snowball"), meaning="BM25 analyzer: Snowball stemming of words"),
     "stopwords": Knob("analysis", str, ("none", "en"), meaning="BM25 analyzer: drop Lucene's 33 English stop words"),
     "identifiers": Knob("analysis", str, ("whole", "split"), meaning="BM25 analyzer: keep TS-203 or v2/sessions "
@@ -110,6 +114,7 @@ class PipelineConfig:
     semantic_window: int = 3
     semantic_min_size: int = 200
     context: str = "none"
+    encoder: str = "minilm"
     stemmer: str = "snowball"
     stopwords: str = "none"
     identifiers: str = "split"

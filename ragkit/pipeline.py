@@ -55,19 +55,35 @@ class Pipeline(AnswerStage):
     """
 
     def __init__(self, docs: Sequence[Document], config: PipelineConfig | None = None,
-                 encoder: Encoder | None = None, language_model: LanguageModel | None = None, **changes):
+                 encoder: Encoder | str | None = None, language_model: LanguageModel | None = None, **changes):
         if not docs:
             raise RagkitError("the corpus is empty: give the pipeline at least one document")
         self.docs = list(docs)
-        self.encoder = encoder or Encoder()
-        self.model_name = getattr(self.encoder, "model_name", type(self.encoder).__name__)  # in embedding keys
+        self.config = config or PipelineConfig()
+        if isinstance(encoder, str):  # the `encoder` knob given by name, like any other knob
+            encoder, changes = None, {**changes, "encoder": encoder}
+        # encoders by the `encoder` knob's value; one passed in serves its own name (a stand-in: the config's)
+        self.encoders = {} if encoder is None else {getattr(encoder, "name", self.config.encoder): encoder}
         self.language_model = language_model or LanguageModel()  # situating contexts (replayed by default)
         self.chunkers: dict[str, Chunker] = default_chunkers()
         self.cache = StageCache(size=32)  # a widget re-scores one query set many times: keep recent results
         self.runs = self.cache.runs  # how often each stage has computed (not served from its cache)
         self.ranker = None  # the learning-to-rank model of rerank="ltr", set by train_ranker
-        self.config = config or PipelineConfig()
         self.configure(**changes)
+
+    @property
+    def encoder(self) -> Encoder:
+        """The encoder the config names (`ragkit.embed.encoders`), loaded once, cached beside the first one."""
+        name = self.config.encoder
+        if name not in self.encoders:
+            folder = next((getattr(e, "cache_folder", None) for e in self.encoders.values()), None)
+            self.encoders[name] = Encoder(name, cache_folder=folder)
+        return self.encoders[name]
+
+    @property
+    def model_name(self) -> str:
+        """The configured encoder's model (in embedding and score keys)."""
+        return getattr(self.encoder, "model_name", type(self.encoder).__name__)
 
     def configure(self, **changes) -> Pipeline:
         """Change knobs in place (caches stay valid for what did not change); returns the pipeline. An unknown
@@ -146,8 +162,10 @@ class Pipeline(AnswerStage):
         analyzer = self.cache.stage(("analyzer", fields), lambda: Analyzer(*fields))
         return self.cache.stage(("terms", fields, text), lambda: analyzer.tokens(text))
 
-    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:  # unit vectors, one row per query
-        return self.encoder.encode([check_query(query) for query in queries], desc="queries")
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        """Unit vectors, one row per query (e5 reads "query: " first; a stand-in encoder reads them as passages)."""
+        encoder, queries = self.encoder, [check_query(query) for query in queries]
+        return encoder.encode_queries(queries) if hasattr(encoder, "encode_queries") else encoder.encode(queries)
 
     def dense_scores(self, queries: Sequence[str]) -> np.ndarray:
         """Cosine similarity of each query with each chunk, shape (len(queries), len(chunks))."""

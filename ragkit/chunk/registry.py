@@ -20,7 +20,8 @@ from ragkit.chunk.sentences import sentence_chunks, sentence_spans
 from ragkit.corpus import Document
 
 SIZES = ("chunk_size", "chunk_overlap")
-SEMANTIC = ("chunk_size", "semantic_rule", "semantic_amount", "semantic_window", "semantic_min_size")
+SEMANTIC = ("chunk_size", "semantic_rule", "semantic_amount", "semantic_window", "semantic_min_size",
+            "encoder")  # its cuts follow the similarity of neighbouring sentences, so the encoder too
 
 
 @dataclass(frozen=True)

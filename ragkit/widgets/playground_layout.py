@@ -57,4 +57,6 @@ def model_load_needed(pipe, text: str) -> bool:
     encoder = pipe.encoder
     if pipe.config.method == "bm25" or getattr(encoder, "_model", True) is not None or not text.strip():
         return False
-    return bool(encoder.cache.lookup([" ".join(text.split())])[1])
+    query = " ".join(text.split())
+    return bool(encoder.missing([query], queries=True) if hasattr(encoder, "missing") else
+                encoder.cache.lookup([query])[1])

@@ -33,6 +33,7 @@ CONTROLS: dict[str, dict[str, tuple | None]] = {
                  "semantic_rule": ("gap", "percentile", "std", "iqr", "gradient"), "semantic_amount": None,
                  "semantic_window": (1, 10, 1), "semantic_min_size": (0, 800, 50)},
     "context": {"context": ("none", "headers", "llm", "llm-plain")},
+    "embedding": {"encoder": ("minilm", "use-m3", "e5-small")},
     "analysis": {"stemmer": ("none", "snowball"), "stopwords": ("none", "en"),
                  "identifiers": ("whole", "split")},
     "retrieval": {"method": ("dense", "bm25", "hybrid"), "k1": (0.0, 5.0, 0.1), "b": (0.0, 1.0, 0.05),
