@@ -23,6 +23,7 @@ from ragkit.corpus import load_documents, load_queries, read_jsonl
 from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
 from ragkit.evaluate.folds import cross_fitted_rankings
+from ragkit.evaluate.nq_retrieval import is_nq_folder, load_nq_retrieval
 from ragkit.evaluate.refusal import refusal_row
 from ragkit.evaluate.relevance import judged_units, judgments_from_queries
 from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
@@ -41,14 +42,20 @@ def load_eval_data(folder: str | Path, split: str, lang: str | None = None, quer
             raise RagkitError(f"{folder}: --type needs queries with a type; BEIR queries carry none")
         docs, queries, judgments = load_beir(folder, split)
         config = PipelineConfig(chunk_size=None)
+    elif is_nq_folder(folder):
+        if query_type is not None:
+            raise RagkitError(f"{folder}: --type needs queries with a type; Natural Questions carry none")
+        docs, queries, judgments = load_nq_retrieval(folder, split)
+        config = PipelineConfig(chunk_size=None)
     elif (folder / "corpus").is_dir():
         docs = load_documents(folder / "corpus")
         queries = [q for q in load_queries(folder / "queries.jsonl", split=None if split == "all" else split)
                    if q.evidence]
         judgments, config = judgments_from_queries(queries, docs), PipelineConfig()
     else:
-        raise RagkitError(f"{folder}: not a data folder: expected corpus/ and queries.jsonl (course data) "
-                          "or corpus.jsonl, queries.jsonl and qrels/ (BEIR format)")
+        raise RagkitError(f"{folder}: not a data folder: expected corpus/ and queries.jsonl (course data), "
+                          "corpus.jsonl, queries.jsonl and qrels/ (BEIR format), or questions.jsonl and "
+                          "passages.jsonl (Natural Questions, like data/nq-open)")
     for field, wanted in (("lang", lang), ("type", query_type)):
         if wanted is None:
             continue
@@ -68,6 +75,8 @@ def default_train_split(data: str | Path) -> str:
     >>> default_train_split("data"), default_train_split("data/cranfield")
     ('dev', 'folds')
     """
+    if is_nq_folder(data):
+        return "folds"  # one split only
     if not is_beir_folder(data):
         return "dev"
     return "train" if (Path(data) / "qrels" / "train.tsv").is_file() else "folds"
