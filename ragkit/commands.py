@@ -37,15 +37,11 @@ def load_eval_data(folder: str | Path, split: str, lang: str | None = None, quer
     >>> docs, queries, judgments, config = load_eval_data("data", "dev", lang="zh")  # doctest: +SKIP
     """
     folder = Path(folder)
-    if is_beir_folder(folder):
+    public = load_beir if is_beir_folder(folder) else load_nq_retrieval if is_nq_folder(folder) else None
+    if public is not None:  # whole documents as units; their queries carry no type
         if query_type is not None:
-            raise RagkitError(f"{folder}: --type needs queries with a type; BEIR queries carry none")
-        docs, queries, judgments = load_beir(folder, split)
-        config = PipelineConfig(chunk_size=None)
-    elif is_nq_folder(folder):
-        if query_type is not None:
-            raise RagkitError(f"{folder}: --type needs queries with a type; Natural Questions carry none")
-        docs, queries, judgments = load_nq_retrieval(folder, split)
+            raise RagkitError(f"{folder}: --type needs queries with a type; these queries carry none")
+        docs, queries, judgments = public(folder, split)
         config = PipelineConfig(chunk_size=None)
     elif (folder / "corpus").is_dir():
         docs = load_documents(folder / "corpus")
@@ -75,10 +71,8 @@ def default_train_split(data: str | Path) -> str:
     >>> default_train_split("data"), default_train_split("data/cranfield")
     ('dev', 'folds')
     """
-    if is_nq_folder(data):
-        return "folds"  # one split only
     if not is_beir_folder(data):
-        return "dev"
+        return "folds" if is_nq_folder(data) else "dev"  # Natural Questions has one split
     return "train" if (Path(data) / "qrels" / "train.tsv").is_file() else "folds"
 
 

@@ -1,11 +1,10 @@
 """Every knob of the pipeline, in one frozen config, with the range each one accepts.
 
-`PipelineConfig` holds one field per parameter of every stage, under the names that the notebooks, the widgets
-and `python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and
-the values it accepts; `check_config` (and the command line's `--set`) use it, so an unknown name lists the valid ones
-and a bad value names the allowed range. `STAGES` groups the fields by the stage that reads them (the
-pipeline's caches follow it). The answer knobs (`k`, `order`, `compress`) shape the prompt, not the ranking.
-Left out: the model's own settings (temperature, maximum tokens), which the model holds.
+`PipelineConfig` holds one field per parameter of every stage, under the names that the notebooks, the widgets and
+`python -m ragkit eval --set name=value` share. `KNOBS` says, for each field, its stage, its type and the values it
+accepts; `check_config` (and `--set`) use it, so an unknown name lists the valid ones and a bad value names the
+allowed range. `STAGES` groups the fields by the stage that reads them (the pipeline's caches follow it). The answer
+knobs (`k`, `order`, `compress`) shape the prompt, not the ranking. Left out: the models' own settings.
 """
 
 from __future__ import annotations
@@ -52,9 +51,8 @@ KNOBS: dict[str, Knob] = {
     "context": Knob("context", str, ("none", "headers", "llm", "llm-plain"), meaning="what the indexes read before "
                     "each chunk: nothing, its title and section, or a language model's situating context (llm: "
                     "writers told what to name; llm-plain: Anthropic's prompt alone)"),
-    "encoder": Knob("embedding", str, tuple(ENCODERS), meaning="dense retrieval's sentence encoder: minilm "
-                    "(all-MiniLM-L6-v2, English), use-m3 (Universal Sentence Encoder multilingual v3) or e5-small "
-                    "(multilingual-e5-small, 4-bit; reads query: and passage: prefixes)"),
+    "encoder": Knob("embedding", str, tuple(ENCODERS), meaning="dense retrieval's encoder: minilm (English), "
+                    "use-m3 (USE multilingual v3) or e5-small (multilingual-e5-small, read with its prefixes)"),
     "stemmer": Knob("analysis", str, ("none", "snowball"), meaning="BM25 analyzer: Snowball stemming of words"),
     "stopwords": Knob("analysis", str, ("none", "en"), meaning="BM25 analyzer: drop Lucene's 33 English stop words"),
     "identifiers": Knob("analysis", str, ("whole", "split"), meaning="BM25 analyzer: keep TS-203 or v2/sessions "
@@ -168,10 +166,8 @@ BM25_FIELDS = (*ANALYZER_FIELDS, "bm25_idf", "k1", "b")
 # the fields each method's scores read, given the config (a hybrid reads only its own fusion's fields)
 SCORING_FIELDS = {"dense": lambda config: ("context",), "bm25": lambda config: ("context", *BM25_FIELDS),
                   "hybrid": lambda config: ("context", *BM25_FIELDS, "fusion", *FUSION_FIELDS[config.fusion])}
-STAGES: dict[str, tuple[str, ...]] = {}
-for _name, _knob in KNOBS.items():
-    STAGES.setdefault(_knob.stage, ())
-    STAGES[_knob.stage] += (_name,)
+STAGES: dict[str, tuple[str, ...]] = {stage: tuple(name for name, knob in KNOBS.items() if knob.stage == stage)
+                                      for stage in dict.fromkeys(knob.stage for knob in KNOBS.values())}
 
 
 def check_value(name: str, value: Any) -> Any:

@@ -7,11 +7,12 @@ Data flows one way, and each arrow is a plain function in a stage subpackage:
     → rerank, rewrite and refusal (ragkit.reranking) → top-k → evaluation (ragkit.evaluate)
     → the prompt's k passages, ordered (ragkit.generate.answer) → an answer → its grade (ragkit.generate.grade)
 
-Every knob lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)` checks names and
-ranges. Each stage caches by exactly the fields it reads (chunks by the chunker function and its fields,
-embeddings by the chunks and the model, BM25 statistics by the chunks, analyzer and IDF), so moving `k1`,
-`b`, a fusion knob, `mmr_lambda` or `threshold` re-scores from memory, and only a chunking change re-chunks
-and re-embeds. `using(**changes)` shares the caches; `answer` comes from `ragkit.generate.stage`. Left out: serving.
+Every knob lives in one frozen `PipelineConfig` (`ragkit.config`); `configure(**changes)` checks names and ranges.
+Each stage caches by exactly the fields it reads (chunks by the chunker function and its fields, embeddings by the
+chunks and the model, BM25 statistics by the chunks, analyzer and IDF), so moving `k1`, `b`, a fusion knob,
+`mmr_lambda` or `threshold` re-scores from memory, and only a chunking change re-chunks and re-embeds.
+`using(**changes)` shares the caches; `encoder` comes from `ragkit.embed.stage`, `answer` from
+`ragkit.generate.stage`. Left out: serving.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ragkit.chunk.registry import SIZES, Chunker, default_chunkers
 from ragkit.config import ANALYZER_FIELDS, KNOBS, MMR_FIELDS, SCORING_FIELDS, STAGES, PipelineConfig
 from ragkit.corpus import Document, Query
 from ragkit.embed.model import Encoder
+from ragkit.embed.stage import EmbeddingStage, take_encoder
 from ragkit.errors import RagkitError, check_query
 from ragkit.evaluate.runs import evaluate_pipeline
 from ragkit.evaluate.tables import DEFAULT_METRICS
@@ -43,7 +45,7 @@ from ragkit.reranking import Retrieval, retrieve, train_ranker
 from ragkit.text.analyzer import Analyzer
 
 
-class Pipeline(AnswerStage):
+class Pipeline(EmbeddingStage, AnswerStage):
     """Documents → chunks → embeddings and BM25 → scores → fusion → MMR → rerank → refusal → rankings, cached.
 
     >>> from ragkit.corpus import load_documents
@@ -60,30 +62,13 @@ class Pipeline(AnswerStage):
             raise RagkitError("the corpus is empty: give the pipeline at least one document")
         self.docs = list(docs)
         self.config = config or PipelineConfig()
-        if isinstance(encoder, str):  # the `encoder` knob given by name, like any other knob
-            encoder, changes = None, {**changes, "encoder": encoder}
-        # encoders by the `encoder` knob's value; one passed in serves its own name (a stand-in: the config's)
-        self.encoders = {} if encoder is None else {getattr(encoder, "name", self.config.encoder): encoder}
+        self.encoders, changes = take_encoder(encoder, changes, self.config.encoder)  # by `encoder` knob value
         self.language_model = language_model or LanguageModel()  # situating contexts (replayed by default)
         self.chunkers: dict[str, Chunker] = default_chunkers()
         self.cache = StageCache(size=32)  # a widget re-scores one query set many times: keep recent results
         self.runs = self.cache.runs  # how often each stage has computed (not served from its cache)
         self.ranker = None  # the learning-to-rank model of rerank="ltr", set by train_ranker
         self.configure(**changes)
-
-    @property
-    def encoder(self) -> Encoder:
-        """The encoder the config names (`ragkit.embed.encoders`), loaded once, cached beside the first one."""
-        name = self.config.encoder
-        if name not in self.encoders:
-            folder = next((getattr(e, "cache_folder", None) for e in self.encoders.values()), None)
-            self.encoders[name] = Encoder(name, cache_folder=folder)
-        return self.encoders[name]
-
-    @property
-    def model_name(self) -> str:
-        """The configured encoder's model (in embedding and score keys)."""
-        return getattr(self.encoder, "model_name", type(self.encoder).__name__)
 
     def configure(self, **changes) -> Pipeline:
         """Change knobs in place (caches stay valid for what did not change); returns the pipeline. An unknown
@@ -161,11 +146,6 @@ class Pipeline(AnswerStage):
         fields = self.config.values(ANALYZER_FIELDS)
         analyzer = self.cache.stage(("analyzer", fields), lambda: Analyzer(*fields))
         return self.cache.stage(("terms", fields, text), lambda: analyzer.tokens(text))
-
-    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
-        """Unit vectors, one row per query (e5 reads "query: " first; a stand-in encoder reads them as passages)."""
-        encoder, queries = self.encoder, [check_query(query) for query in queries]
-        return encoder.encode_queries(queries) if hasattr(encoder, "encode_queries") else encoder.encode(queries)
 
     def dense_scores(self, queries: Sequence[str]) -> np.ndarray:
         """Cosine similarity of each query with each chunk, shape (len(queries), len(chunks))."""

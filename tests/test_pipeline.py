@@ -106,7 +106,8 @@ def test_configure_explains_unknown_names_and_bad_values(pipe):
     text = repr(pipe.using(method="bm25", k1=1.2).config)
     assert "retrieval: method='bm25', k1=1.2, b=0.75, bm25_idf='lucene'" in text, text
     assert "analysis:  stemmer='snowball', stopwords='none', identifiers='split'" in text, text
-    assert text.count("\n") == 10, "one line per stage (9, rerank and answer included) between the brackets"
+    assert "embedding: encoder='minilm'" in text, text
+    assert text.count("\n") == 11, "one line per stage (10: embedding, rerank and answer included) between the brackets"
 
 
 def test_a_threshold_refuses_queries_whose_best_score_is_below_it(pipe):

@@ -30,7 +30,7 @@ def preset_settings(config, name: str) -> tuple[dict, int]:
     >>> from ragkit.config import PipelineConfig
     >>> knobs, top_k = preset_settings(PipelineConfig(k1=0.9), "naive RAG")
     >>> knobs["method"], knobs["k1"], len(knobs), top_k
-    ('dense', 1.5, 31, 5)
+    ('dense', 1.5, 32, 5)
     """
     if name not in PRESETS:
         raise RagkitError(f"unknown preset {name!r}; the presets are: {', '.join(PRESETS)}")
