@@ -207,6 +207,8 @@ if (ROOT / "notebooks" / PLAYGROUND).exists():
     STATUS, RESULTS = ".ragkit-playground-status", ".ragkit-playground-results"
     SEED_TOP_K = 7  # the results seed 003's preset shows
     CASES.append(Case(PLAYGROUND, (
+        Move("encoder", 0, METRICS, "the dev metrics table", has=METRICS, control="menu", value="e5-small",
+             kernel="live.config.encoder", status=STATUS),  # its vectors are shipped: no model loads
         Move("k1", 3, METRICS, "the dev metrics table", has=METRICS, kernel="live.config.k1", status=STATUS),
         Move("mmr_lambda", 6, METRICS, "the dev metrics table", has=METRICS, key="ArrowLeft",  # from 1: MMR off
              kernel="live.config.mmr_lambda", status=STATUS),

@@ -186,6 +186,6 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
         control.observe(redraw, names="value")
     preset.observe(apply, names="value")
     redraw()
-    rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "80px", "flex": "0 0 80px"}),
+    rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "92px", "flex": "0 0 92px"}),
                           *[controls[name] for name in names]]) for stage, names in control_rows()]
     return widgets.VBox([widgets.HBox([preset, bar]), *rows, status, metrics, pick, box, k, results, ask, answered])
