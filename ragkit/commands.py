@@ -31,16 +31,16 @@ from ragkit.pipeline import Pipeline
 
 
 def load_eval_data(folder: str | Path, split: str, lang: str | None = None, query_type: str | None = None):
-    """(documents, queries, judgments, config) for course data (a folder with corpus/) or BEIR data, keeping
-    only the answerable queries of `split` (`all` for both), and of `lang` and `query_type` when given.
-
+    """(documents, queries, judgments, config) for course data (corpus/), BEIR data or Natural Questions, keeping
+    the answerable queries of `split` (`all` for both), and of `lang` and `query_type` when given.
     >>> docs, queries, judgments, config = load_eval_data("data", "dev", lang="zh")  # doctest: +SKIP
     """
     folder = Path(folder)
     public = load_beir if is_beir_folder(folder) else load_nq_retrieval if is_nq_folder(folder) else None
-    if public is not None:  # whole documents as units; their queries carry no type
+    if public is not None:  # public collections: whole documents as units, queries without a type
         if query_type is not None:
-            raise RagkitError(f"{folder}: --type needs queries with a type; these queries carry none")
+            raise RagkitError(f"{folder}: --type needs queries with a type; "
+                              f"{'BEIR' if public is load_beir else 'Natural Questions'} queries carry none")
         docs, queries, judgments = public(folder, split)
         config = PipelineConfig(chunk_size=None)
     elif (folder / "corpus").is_dir():
