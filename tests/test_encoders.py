@@ -124,6 +124,14 @@ def test_natural_questions_as_a_retrieval_collection():
         load_nq_retrieval(ROOT / "data" / "nq-open", "dev")
 
 
+def test_a_question_whose_gold_passage_is_missing_is_named(tmp_path):
+    (tmp_path / "passages.jsonl").write_text('{"id": "p1", "title": "T", "text": "x"}\n', encoding="utf-8")
+    (tmp_path / "questions.jsonl").write_text('{"id": "q1", "question": "why", "answers": ["x"], "gold": "p9"}\n',
+                                              encoding="utf-8")
+    with pytest.raises(RagkitError, match=r"questions.jsonl:1: gold passage 'p9' is not in passages.jsonl"):
+        load_nq_retrieval(tmp_path)
+
+
 def run(*args):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TQDM_DISABLE": "1"}
     return subprocess.run([sys.executable, "-m", "ragkit", *args], capture_output=True, text=True, cwd=ROOT, env=env,
