@@ -96,7 +96,11 @@ def load_encoder_model(name: str):
 
 
 def embed_with(name: str, model, texts: Sequence[str], queries: bool) -> np.ndarray:
-    """Unit vectors of `texts` from `model` (encoder `name`'s); `queries` picks e5's "query: " prefix."""
+    """Unit vectors of `texts` from `model` (encoder `name`'s); `queries` picks e5's "query: " prefix.
+
+    >>> embed_with("use-m3", load_encoder_model("use-m3"), ["年假"], True).shape
+    (1, 512)
+    """
     if name == "minilm":
         return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     if name == "use-m3":

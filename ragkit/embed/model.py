@@ -110,7 +110,12 @@ class Encoder:
         return self._encode(texts, self.spec.query_prefix, True, desc)
 
     def missing(self, texts: Sequence[str], queries: bool = False) -> list[int]:
-        """Positions of the texts that the cache does not hold (embedding them would load the model)."""
+        """Positions of the texts that the cache does not hold (embedding them would load the model).
+
+        >>> import tempfile
+        >>> Encoder("e5-small", cache_folder=tempfile.mkdtemp()).missing(["a", "b"], queries=True)
+        [0, 1]
+        """
         prefix = self.spec.query_prefix if queries else self.spec.passage_prefix
         return self.cache.lookup([prefix + text for text in texts])[1]
 

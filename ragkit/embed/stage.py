@@ -51,6 +51,11 @@ class EmbeddingStage:
         return getattr(self.encoder, "model_name", type(self.encoder).__name__)
 
     def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
-        """Unit vectors, one row per query (e5 reads "query: " first; a stand-in encoder reads them as passages)."""
+        """Unit vectors, one row per query (e5 reads "query: " first; a stand-in encoder reads them as passages).
+
+        >>> from ragkit import Pipeline, load_documents
+        >>> Pipeline(load_documents("data/corpus"), encoder="e5-small").embed_queries(["年假"]).shape
+        (1, 384)
+        """
         encoder, queries = self.encoder, [check_query(query) for query in queries]
         return encoder.encode_queries(queries) if hasattr(encoder, "encode_queries") else encoder.encode(queries)
