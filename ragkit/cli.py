@@ -4,9 +4,9 @@
 with `--json` the last line is one JSON object (`data`, `method`, `split`, `lang`, `type`, `queries`,
 `metrics`, `by_type`, `by_lang`, `config`, `seconds`). `data pool` prints, one JSON object a line, the top
 units of a method that are not judged yet (`ragkit.commands`); `data record --judgments FILE` applies a judge's
-verdicts on them (`ragkit.evaluate.record`); `data agreement` recomputes two judges' agreement from
-`<data>/agreement.jsonl` (`ragkit.evaluate.agreement`); `data check --own` checks a labels folder of your own
-(`ragkit.evaluate.owncheck`). `answer` grades a configuration's answers, replayed or live (`ragkit.answering`);
+verdicts on them (`ragkit.labels.record`); `data agreement` recomputes two judges' agreement from
+`<data>/agreement.jsonl` (`ragkit.labels.agreement`); `data check --own` checks a labels folder of your own
+(`ragkit.labels.owncheck`). `answer` grades a configuration's answers, replayed or live (`ragkit.answering`);
 with `--json` its last line is one JSON object. Left out: serving, indexing to disk.
 """
 
@@ -23,11 +23,11 @@ from ragkit.commands import contextualize, pool_units, run_eval
 from ragkit.config import KNOBS, check_value
 from ragkit.embed.model import pack_vectors
 from ragkit.errors import RagkitError
-from ragkit.evaluate.agreement import agreement_markdown, agreement_rows, load_agreement
-from ragkit.evaluate.datacheck import check_data
-from ragkit.evaluate.datastats import statistics_markdown
-from ragkit.evaluate.owncheck import HINT, SKIPPED, check_own_data, course_only
-from ragkit.evaluate.record import read_verdicts, record_verdicts
+from ragkit.labels.agreement import agreement_markdown, agreement_rows, load_agreement
+from ragkit.labels.datacheck import check_data
+from ragkit.labels.datastats import statistics_markdown
+from ragkit.labels.owncheck import HINT, SKIPPED, check_own_data, course_only
+from ragkit.labels.record import read_verdicts, record_verdicts
 from ragkit.generate.nq import CONDITIONS
 from ragkit.generate.report import WRITERS, interval_text
 
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def print_check(folder: str, own: bool = False) -> int:
     """Print the data statistics and every problem; 0 when the data is valid, 1 otherwise. With `own`, a labels
-    folder of your own (`ragkit.evaluate.owncheck`): what was derived for its documents, and what is not checked,
+    folder of your own (`ragkit.labels.owncheck`): what was derived for its documents, and what is not checked,
     come first as notes. Without it, failing the course's minimum sizes or front matter ends with a hint of `--own`.
 
     >>> print_check("data/demo-handbook", own=True)  # doctest: +ELLIPSIS

@@ -3,7 +3,7 @@
 A document is a markdown file that starts with a front-matter block of plain `key: value` lines between two `---`
 lines (`load_documents` also reads `.txt` files, and files without it: `derived_fields`). A query is one JSON object
 a line (see `data/README.md`). Loading stops at the first problem with `file:line: what is wrong`;
-`ragkit.evaluate.datacheck` reports every problem at once. Left out: YAML beyond flat `key: value` pairs, other
+`ragkit.labels.datacheck` reports every problem at once. Left out: YAML beyond flat `key: value` pairs, other
 formats (PDF, HTML), and fetching anything over the network.
 """
 

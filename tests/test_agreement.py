@@ -10,7 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 from ragkit.cli import main
 from ragkit.corpus import load_documents, load_queries
 from ragkit.errors import RagkitError
-from ragkit.evaluate.agreement import agreement_row, agreement_rows, cohen_kappa, load_agreement
+from ragkit.labels.agreement import agreement_row, agreement_rows, cohen_kappa, load_agreement
 
 
 @pytest.mark.parametrize("seed", range(20))

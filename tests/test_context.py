@@ -61,7 +61,7 @@ def test_recorded_contexts_are_checked(tmp_path, course_docs):
     import json
     import shutil
 
-    from ragkit.evaluate.recordcheck import check_contexts, sentences
+    from ragkit.labels.recordcheck import check_contexts, sentences
 
     assert (sentences("One. Two! Three?"), sentences("一。二。"), sentences("no full stop")) == (3, 2, 1)
     folder = tmp_path / "data"

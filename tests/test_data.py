@@ -5,8 +5,8 @@ import json
 import shutil
 
 from ragkit.cli import main
-from ragkit.evaluate.datacheck import check_data
-from ragkit.evaluate.datastats import statistics_markdown, word_count
+from ragkit.labels.datacheck import check_data
+from ragkit.labels.datastats import statistics_markdown, word_count
 
 
 def test_course_data_passes_the_validator(root):

@@ -9,8 +9,8 @@ import pytest
 
 from ragkit.cli import main
 from ragkit.errors import RagkitError
-from ragkit.evaluate.datacheck import check_data, check_query
-from ragkit.evaluate.owncheck import HINT, SKIPPED, check_own_data, course_only
+from ragkit.labels.datacheck import check_data, check_query
+from ragkit.labels.owncheck import HINT, SKIPPED, check_own_data, course_only
 
 FAQ = "# Parking\n\nVisitors park in bay 4 behind the building. Staff park anywhere else.\n"
 WELCOME = ("---\nid: welcome\ntitle: Welcome\nsource: handbook\ndate: 2026-01-05\nlang: en\n---\n"

@@ -60,7 +60,7 @@ def test_check_queries_needed_rejects_a_wrong_answer(demo, slip):
 
 
 def pool_sets(demo):
-    from ragkit.evaluate.ownpool import pool_for
+    from ragkit.labels.pool import pool_for
 
     pipe, queries, _ = demo
     text = next(q.text for q in queries if q.query_id == "hb-001")

@@ -13,7 +13,7 @@ from helpers import ROOT
 
 from ragkit.corpus import load_documents, read_jsonl
 from ragkit.errors import RagkitError
-from ragkit.evaluate.ownlabels import (
+from ragkit.labels.folder import (
     JOURNAL,
     add_query,
     derivation_notes,
@@ -22,7 +22,7 @@ from ragkit.evaluate.ownlabels import (
     record_verdict,
     replay_journal,
 )
-from ragkit.evaluate.ownpool import snap_quote
+from ragkit.labels.pool import snap_quote
 from ragkit.llm.drafts import parse_drafts, prompt_lines
 from ragkit.widgets.judging_drafts import drafts_widget, review_draft
 from ragkit.widgets.judging_session import judge, key_verdict, load_query, open_session, start_query
@@ -221,7 +221,7 @@ def test_a_writer_waits_for_the_folder_lock(demo):
     import threading
     import time
 
-    from ragkit.evaluate.labelfiles import folder_lock
+    from ragkit.labels.files import folder_lock
 
     done = threading.Event()
 
@@ -247,7 +247,7 @@ def test_the_demo_journal_replays_to_the_shipped_files(tmp_path):
 
 
 def test_the_demo_labels_are_in_the_course_format():
-    from ragkit.evaluate.record import written_parts
+    from ragkit.labels.record import written_parts
 
     rows = [r for _, r in read_jsonl(DEMO / "queries.jsonl")]
     queries = labelled_queries(DEMO)

@@ -11,7 +11,7 @@ from ragkit.chunk.base import Chunk
 from ragkit.cli import main
 from ragkit.commands import run_eval
 from ragkit.errors import RagkitError
-from ragkit.evaluate.datacheck import check_data
+from ragkit.labels.datacheck import check_data
 from ragkit.evaluate.relevance import Judgment, Target, judged_units, ranking_hits
 from ragkit.evaluate.tables import metric_value
 
@@ -177,7 +177,7 @@ def test_a_broken_judgments_line_names_file_and_line(data_copy):
 def test_a_query_that_names_its_parts_is_checked_against_them():
     # notebook 12's widget writes queries with named parts and only pooled quotes: part 1 exists without a
     # second written quote, and part 2 does not
-    from ragkit.evaluate.datacheck import check_query
+    from ragkit.labels.datacheck import check_query
 
     docs = {"d": {"meta": {}, "body": "The limit is 40 euros a night. Claims are due within 30 days.", "path": "d.md"}}
     record = {"id": "q", "text": "limit and deadline?", "lang": "en", "type": "paraphrase", "split": "dev",

@@ -12,7 +12,7 @@ from ragkit.chunk.context import contextual_texts
 from ragkit.cli import main
 from ragkit.corpus import Document
 from ragkit.evaluate.folds import cross_fitted_rankings, query_folds
-from ragkit.evaluate.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
+from ragkit.labels.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
 from ragkit.llm.client import LanguageModel
 from ragkit.llm.prompts import prompt_key, situate_prompt
 
@@ -115,7 +115,7 @@ def test_cranfield_llm_rerank_replays_offline_against_human_judgments(root, caps
 
 
 def test_data_check_wants_one_english_rendering_per_chinese_query(root, tmp_path):
-    from ragkit.evaluate.recordcheck import check_rerank_records
+    from ragkit.labels.recordcheck import check_rerank_records
 
     data = tmp_path / "data"
     shutil.copytree(root / "data", data, ignore=shutil.ignore_patterns("vectors", "cranfield"))

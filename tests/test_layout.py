@@ -8,8 +8,9 @@ from helpers import ROOT
 
 PACKAGE = ROOT / "ragkit"
 # stages in data-flow order; a module may import its own stage, lower stages and the shared base modules
-# (generation comes after evaluation: its graders read evaluation's relevance and intervals)
-STAGES = ["text", "llm", "chunk", "embed", "index", "rank", "assemble", "evaluate", "generate", "widgets"]
+# (labels come after evaluation: pooling reads its relevance rule; generation after both: its graders read
+# evaluation's relevance and intervals)
+STAGES = ["text", "llm", "chunk", "embed", "index", "rank", "assemble", "evaluate", "labels", "generate", "widgets"]
 BASE = {"errors", "cache", "corpus"}
 TOP = {"config", "pipeline", "reranking", "commands", "answering", "cli", "__init__", "__main__"}
 MAX_LINES = 220  # "about 200": split a module by idea before it grows past this

@@ -8,8 +8,8 @@ import pytest
 
 from ragkit.cli import main
 from ragkit.errors import RagkitError
-from ragkit.evaluate.judgecheck import inconsistent_verdicts
-from ragkit.evaluate.record import record_verdicts, unique_quote
+from ragkit.labels.judgecheck import inconsistent_verdicts
+from ragkit.labels.record import record_verdicts, unique_quote
 
 BODY = ("Keys rotate every 90 days. Admins can shorten it.\n"
         "Old keys keep working for 24 hours after a rotation.\n"

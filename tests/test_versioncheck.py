@@ -4,7 +4,7 @@ and a quote about the past from a later document (a migration guide describing v
 import json
 
 from ragkit.corpus import load_documents
-from ragkit.evaluate.versioncheck import outdated_evidence
+from ragkit.labels.versioncheck import outdated_evidence
 
 FAQ_30_DAYS = {"doc": "fin-billing-faq", "quote": "Only if they cancel within the first 30 days of the term; then they receive a",
                "parts": [0], "origin": "pooled"}

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragkit.errors import RagkitError
-from ragkit.evaluate.ownlabels import derivation_notes
-from ragkit.evaluate.ownpool import progress_line, snap_quote
+from ragkit.labels.folder import derivation_notes
+from ragkit.labels.pool import progress_line, snap_quote
 from ragkit.widgets.judging_session import judge, key_verdict, open_session, start_query
 from ragkit.widgets.judging_view import KEYS, ROOT, keys_html, passage_html, query_html, status_html
 

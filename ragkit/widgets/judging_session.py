@@ -1,8 +1,8 @@
 """The judging widget's callbacks: plain functions over one widget's `Session`, unit-tested without a browser.
 
-`open_session` reads a labels folder (`ragkit.evaluate.ownlabels`) and resumes the last query that still has an
+`open_session` reads a labels folder (`ragkit.labels.folder`) and resumes the last query that still has an
 unjudged pooled passage; `start_query` adds a query (or reopens one with the same text) and pools it
-(`ragkit.evaluate.ownpool`); `judge` records one verdict on the passage shown and moves to the next unjudged one.
+(`ragkit.labels.pool`); `judge` records one verdict on the passage shown and moves to the next unjudged one.
 Every verdict is in the folder's files before the next passage appears; `key_verdict` says which verdict a key
 stands for. `ragkit.widgets.judging` wires ipywidgets to these. Left out: undo, judging several queries side by
 side, and reordering the pool.
@@ -16,8 +16,8 @@ from pathlib import Path
 from ragkit.chunk.base import Chunk
 from ragkit.corpus import Document, Query, read_jsonl
 from ragkit.errors import RagkitError
-from ragkit.evaluate.ownlabels import add_query, labelled_queries, open_folder, record_verdict
-from ragkit.evaluate.ownpool import next_unjudged, pool_for, pool_progress, snap_quote
+from ragkit.labels.folder import add_query, labelled_queries, open_folder, record_verdict
+from ragkit.labels.pool import next_unjudged, pool_for, pool_progress, snap_quote
 from ragkit.widgets.judging_view import KEYS
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from ragkit.errors import RagkitError
-from ragkit.evaluate.recordcheck import RECORDED_CHUNKINGS
+from ragkit.labels.recordcheck import RECORDED_CHUNKINGS
 
 PRESETS = {  # the knobs not named keep their defaults; top_k: how many results the query box shows
     "naive RAG": {"method": "dense", "chunker": "fixed", "chunk_size": 800, "chunk_overlap": 100,

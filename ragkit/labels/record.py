@@ -7,7 +7,7 @@ once in the document, answering every part; a `part` on a query with several par
 `parts`, or else the part whose written quote is closest in embedding space (a heuristic, and the data README
 says so); a `part` on a one-part query and a `no` go to `judgments.jsonl`. Every line is checked before
 anything is written and both files are replaced whole (written to a temporary file, then renamed), so a bad line
-or a crash loses nothing; an exclusive lock on the folder (`ragkit.evaluate.labelfiles`) keeps two writers at once
+or a crash loses nothing; an exclusive lock on the folder (`ragkit.labels.files`) keeps two writers at once
 (two judging widgets, or a widget and this command) from losing each other's verdicts. A verdict that contradicts an earlier
 one for the same passage is refused unless `replace` is set (how a third judge's resolution is applied). A query
 that lists its `parts` by name (the judging widget writes such queries) has that many parts. Left out: running
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ragkit.corpus import load_documents, read_jsonl
 from ragkit.errors import RagkitError
-from ragkit.evaluate.labelfiles import append_jsonl, folder_lock, write_jsonl
+from ragkit.labels.files import append_jsonl, folder_lock, write_jsonl
 
 VERDICTS = ("yes", "part", "no")
 FIELDS = ("query", "doc", "start", "end", "verdict", "judge")

@@ -1,10 +1,10 @@
 """Check a labels folder of your own (`python -m ragkit data check --data FOLDER --own`).
 
-A labels folder is laid out as the course's `data/` (`ragkit.evaluate.ownlabels`): documents in `corpus/`, `.md`
+A labels folder is laid out as the course's `data/` (`ragkit.labels.folder`): documents in `corpus/`, `.md`
 or `.txt`, front matter optional, and `queries.jsonl` and `judgments.jsonl` beside it. `check_own_data` reads the
 documents as the judging widget does (`ragkit.corpus.load_documents` deriving what front matter lacks; each derived
 field comes back as a note, not a problem) and checks the queries and judgments with the course's own code
-(`ragkit.evaluate.datacheck.check_queries`, `ragkit.evaluate.judgecheck.check_judgments`): unique ids, evidence
+(`ragkit.labels.datacheck.check_queries`, `ragkit.labels.judgecheck.check_judgments`): unique ids, evidence
 that names a known document (by its derived id too), quotes that occur exactly once, judgments that agree with
 the evidence; a query, or a named part of one, that no passage answers yet (being judged, or none of its pool
 answered) is a note, and so is a multi query answered within one document. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
@@ -13,7 +13,7 @@ minimum sizes (documents, characters, sources, queries, queries per type), the d
 type, full front matter, `.md` only, an id equal to the file name, and a recorded language-model file in `llm/`
 that does not exist (the ones that exist are checked). Also left out: the query drafts (`llm/draft-prompts.jsonl`,
 `llm/drafts/`: nothing is labelled from them) and the journal `verdicts.jsonl`
-(`ragkit.evaluate.ownlabels.replay_journal` rebuilds the labels from it).
+(`ragkit.labels.folder.replay_journal` rebuilds the labels from it).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from pathlib import Path
 
 from ragkit.corpus import load_documents
 from ragkit.errors import RagkitError
-from ragkit.evaluate import recordcheck
-from ragkit.evaluate.datacheck import check_queries, content_problems
-from ragkit.evaluate.datastats import data_statistics
-from ragkit.evaluate.judgecheck import check_judgments
-from ragkit.evaluate.ownlabels import corpus_of, derivation_notes
+from ragkit.labels import recordcheck
+from ragkit.labels.datacheck import check_queries, content_problems
+from ragkit.labels.datastats import data_statistics
+from ragkit.labels.judgecheck import check_judgments
+from ragkit.labels.folder import corpus_of, derivation_notes
 
 SKIPPED = ("a labels folder of your own: the course's minimum sizes and the dev/test balance of each query type "
            "are not checked, nor llm/ record files that do not exist")
@@ -77,7 +77,7 @@ def readable(path: Path) -> Path:
 
 def check_own_data(folder: str | Path) -> tuple[list[str], list[str], dict]:
     """Every problem of a labels folder of your own (empty when it is valid), the notes of what was derived for
-    documents without full front matter, and its statistics (as `ragkit.evaluate.datacheck.check_data` gives).
+    documents without full front matter, and its statistics (as `ragkit.labels.datacheck.check_data` gives).
 
     >>> problems, notes, stats = check_own_data("data/demo-handbook")
     >>> problems, len(notes), stats["totals"]["queries"]

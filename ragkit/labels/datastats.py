@@ -1,9 +1,9 @@
 """Count what is in the course data: documents, characters and words per source, queries per type and split.
 
 `data_statistics` gives the tables printed in `data/README.md` (`statistics_markdown` writes them as
-markdown); `ragkit.evaluate.datacheck` computes them while it checks the data. The command line is
+markdown); `ragkit.labels.datacheck` computes them while it checks the data. The command line is
 `python -m ragkit data check --data data`. Left out: checking the data against its contract
-(`ragkit.evaluate.datacheck`), tokens as the model counts them (notebook 01), and judging the prose.
+(`ragkit.labels.datacheck`), tokens as the model counts them (notebook 01), and judging the prose.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Check the course data against its contract.
 
 `check_data` reads `data/corpus/*.md` and `data/queries.jsonl` and returns every problem at once as
-`file:line: what is wrong`, with the statistics of `ragkit.evaluate.datastats`. The command line is
+`file:line: what is wrong`, with the statistics of `ragkit.labels.datastats`. The command line is
 `python -m ragkit data check --data data`. Left out: counting what is in the data
-(`ragkit.evaluate.datastats`), a labels folder of your own (`--own`: `ragkit.evaluate.owncheck`), judging
+(`ragkit.labels.datastats`), a labels folder of your own (`--own`: `ragkit.labels.owncheck`), judging
 whether a quote really answers its query (people do that: see the datasheet) and checking the prose.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 
 from ragkit.corpus import REQUIRED_FIELDS, load_documents, parse_front_matter
 from ragkit.errors import RagkitError
-from ragkit.evaluate.datastats import data_statistics
-from ragkit.evaluate.judgecheck import check_judgments
-from ragkit.evaluate.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
-from ragkit.evaluate.versioncheck import outdated_evidence
+from ragkit.labels.datastats import data_statistics
+from ragkit.labels.judgecheck import check_judgments
+from ragkit.labels.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
+from ragkit.labels.versioncheck import outdated_evidence
 from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
@@ -91,7 +91,7 @@ class _Meta:
 
 def check_query(record: dict, where: str, docs: dict[str, dict], problems: list[str], own: bool = False) -> None:
     """Append every problem of one query record (`own`: a query without evidence yet, or a multi query whose parts
-    are answered in one document or not all yet, is no problem: `ragkit.evaluate.owncheck` notes what is missing).
+    are answered in one document or not all yet, is no problem: `ragkit.labels.owncheck` notes what is missing).
 
     >>> problems = []
     >>> check_query({"id": "q", "text": "x", "lang": "en", "type": "keyword", "split": "dev", "answer": "",

@@ -5,7 +5,7 @@ optional: `ragkit.corpus.derived_fields` fills in what is missing, and `derivati
 beside it in `queries.jsonl` and `judgments.jsonl`. `open_folder` turns every problem with the folder into one
 line. `add_query` appends a query in the course's format, with the `parts` it asks for named (one by default), a
 language guessed as for documents and a split drawn from a hash of its id. `record_verdict` writes one verdict
-through `ragkit.evaluate.record.record_verdicts`, the code of `python -m ragkit data record`, under the folder's
+through `ragkit.labels.record.record_verdicts`, the code of `python -m ragkit data record`, under the folder's
 lock, and appends it to the journal `verdicts.jsonl` in the same locked step; `replay_journal` applies a journal
 to a copy of the folder, one verdict at a time, as it was made. Left out: editing or deleting a query (edit
 `queries.jsonl`), undoing a verdict (a resolving verdict needs `data record --replace`), and several judges'
@@ -22,9 +22,9 @@ from pathlib import Path
 from ragkit.cache import cache_dir
 from ragkit.corpus import Document, Query, derived_fields, load_documents, load_queries, read_jsonl
 from ragkit.errors import RagkitError
-from ragkit.evaluate.datacheck import QUERY_TYPES
-from ragkit.evaluate.labelfiles import folder_lock, write_jsonl
-from ragkit.evaluate.record import record_verdicts
+from ragkit.labels.datacheck import QUERY_TYPES
+from ragkit.labels.files import folder_lock, write_jsonl
+from ragkit.labels.record import record_verdicts
 
 JOURNAL = "verdicts.jsonl"
 VERDICTS = {"answers": "yes", "partly answers": "part", "does not answer": "no"}  # the widget's words → data record's
