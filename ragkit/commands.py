@@ -24,7 +24,7 @@ from ragkit.errors import RagkitError, check_k
 from ragkit.evaluate.beir import is_beir_folder, load_beir, skipped_qrels
 from ragkit.evaluate.folds import cross_fitted_rankings
 from ragkit.evaluate.nq_retrieval import is_nq_folder, load_nq_retrieval
-from ragkit.evaluate.refusal import refusal_row
+from ragkit.evaluate.refusal import refusal_measures
 from ragkit.evaluate.relevance import judged_units, judgments_from_queries
 from ragkit.evaluate.tables import DEFAULT_METRICS, per_query_metrics, summarize
 from ragkit.pipeline import Pipeline
@@ -94,21 +94,12 @@ def trained_pipeline(data: str, pipe: Pipeline, split: str, train_split: str | N
     return pipe.train_ranker(*load_eval_data(data, train_split)[1:3])
 
 
-def refusal_measures(data: str, pipe: Pipeline, split: str) -> dict:
-    """Refusal precision, recall and the rest (`ragkit.evaluate.refusal.refusal_row`) on all queries of the
-    split, unanswerable ones included, and how many queries were rewritten."""
-    queries = load_queries(Path(data) / "queries.jsonl", split=None if split == "all" else split)
-    table = pipe.evaluate(queries, ["failure@5"])
-    found = pipe.retrieve([query.text for query in queries], 5)
-    row = refusal_row(table["refused"], table["answerable"], table["failure@5"])
-    return {**{name: round(float(value), 4) for name, value in row.items()}, "queries": len(queries),
-            "unanswerable": int((~table["answerable"]).sum()), "rewritten": sum(r is not None for r in found.rewrites)}
-
-
 def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequence[tuple[str, object]] = (),
-             lang: str | None = None, query_type: str | None = None, train_split: str | None = None) -> dict:
+             lang: str | None = None, query_type: str | None = None, train_split: str | None = None,
+             refusal: bool = False) -> dict:
     """Evaluate one configuration; returns the JSON-ready result: the means, `by_type` and `by_lang`, the
     judged shares of the top 10 and top 20, and every config field under "config". `settings` are (name, value) pairs.
+    With a `threshold`, or with `refusal`, "refusal" holds refusal precision and recall on all the split's queries.
 
     >>> run_eval("tests/fixtures/beir_tiny", "bm25", "test", 10, [("k1", 1.2)])["config"]["k1"]
     1.2
@@ -137,8 +128,8 @@ def run_eval(data: str, method: str | None, split: str, k: int, settings: Sequen
               "by_type": means("type"), "by_lang": means("lang"), "config": dataclasses.asdict(pipe.config)}
     if is_beir_folder(data):
         result["skipped_qrels"] = skipped_qrels(data, split)
-    elif pipe.config.threshold is not None:
-        result["refusal"] = refusal_measures(data, pipe, split)
+    elif pipe.config.threshold is not None or refusal:
+        result["refusal"] = refusal_measures(Path(data) / "queries.jsonl", pipe, split)
     if pipe.ranker is not None:
         result["ltr"] = {"train_split": train_split or default_train_split(data),
                          "importances": pipe.ranker.importances()}

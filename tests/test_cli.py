@@ -24,8 +24,8 @@ def test_eval_json_on_the_beir_fixture(root):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(result) == {"data", "method", "split", "lang", "type", "queries", "metrics", "by_type", "by_lang",
-                           "config", "skipped_qrels", "seconds"}
-    assert result["skipped_qrels"] == {"queries": 0, "documents": 0}
+                           "config", "skipped_qrels", "seconds", "warnings"}
+    assert result["skipped_qrels"] == {"queries": 0, "documents": 0} and result["warnings"] == []
     assert result["config"]["chunk_size"] is None, "BEIR documents are the retrieval units"
     assert result["queries"] == 4, "q5 has no qrels, so 4 of the 5 queries are judged"
     assert KEYS <= set(result["metrics"])

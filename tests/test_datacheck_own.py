@@ -130,7 +130,6 @@ def test_the_hint_comes_only_for_what_a_folder_of_your_own_need_not_meet(tmp_pat
 @pytest.mark.parametrize("breakage, message", [
     ("no corpus", "own: no corpus/ folder (it holds 1 documents itself): the documents go in corpus/"),
     ("no folder", "own: no such folder"),
-    ("not utf-8 document", "faq.txt: cannot read the document"),
     ("not utf-8 queries", "queries.jsonl: cannot read the file"),
     ("one id twice", "id 'faq' is already used by"),
 ])
@@ -141,12 +140,11 @@ def test_a_broken_folder_is_one_clear_line(tmp_path, capsys, breakage, message):
         shutil.rmtree(folder / "corpus")
     elif breakage == "no folder":
         shutil.rmtree(folder)
-    elif breakage == "not utf-8 document":
-        (folder / "corpus" / "faq.txt").write_bytes(b"caf\xe9\n")
     elif breakage == "not utf-8 queries":
         (folder / "queries.jsonl").write_bytes(b"\xff\xfe{}\n")
-    else:
-        (folder / "corpus" / "faq.md").write_text(FAQ, encoding="utf-8")
+    else:  # ids come from paths (faq.md beside faq.txt is no clash): a front-matter id is the way to repeat one
+        (folder / "corpus" / "guide").mkdir()
+        (folder / "corpus" / "guide" / "parking.md").write_text("---\nid: faq\n---\n" + FAQ, encoding="utf-8")
     code, lines, err = run(capsys, "--data", str(folder), "--own")
     assert (code, lines) == (2, []), "an error, as main gives for every RagkitError"
     assert len(err.strip().splitlines()) == 1 and err.startswith("error: ") and message in err, err
@@ -164,10 +162,11 @@ def test_front_matter_that_is_given_must_still_be_usable(tmp_path):
     (folder / "corpus" / "welcome.md").write_text(WELCOME.replace("date: 2026-01-05", "date: March 2026")
                                                   .replace("lang: en", "lang: fr"), encoding="utf-8")
     (folder / "corpus" / "empty.txt").write_text("\n", encoding="utf-8")
-    problems = check_own_data(folder)[0]
+    problems, notes, _ = check_own_data(folder)
     assert [p.split("/corpus/")[1] for p in problems] == [
-        "empty.txt: the document has no body text", "welcome.md: lang must be 'en' or 'zh', got 'fr'",
+        "welcome.md: lang must be 'en' or 'zh', got 'fr'",
         "welcome.md: date must be ISO YYYY-MM-DD, got 'March 2026'"], problems
+    assert "not loaded: corpus/empty.txt: no text" in notes, "an empty file is named, not indexed"
 
 
 def test_a_query_no_passage_answers_yet_is_a_note_in_own_mode_and_a_problem_for_the_course(tmp_path, capsys):

@@ -13,15 +13,10 @@ from helpers import ROOT
 
 from ragkit.corpus import load_documents, read_jsonl
 from ragkit.errors import RagkitError
-from ragkit.labels.folder import (
-    JOURNAL,
-    add_query,
-    derivation_notes,
-    labelled_queries,
-    open_folder,
-    record_verdict,
-    replay_journal,
-)
+from ragkit.labels.files import JOURNAL
+from ragkit.labels.folder import derivation_notes, folder_documents, labelled_queries, open_folder, skipped_notes
+from ragkit.labels.own_queries import add_query
+from ragkit.labels.verdicts import record_verdict, replay_journal
 from ragkit.labels.pool import snap_quote
 from ragkit.llm.drafts import parse_drafts, prompt_lines
 from ragkit.widgets.judging_drafts import drafts_widget, review_draft
@@ -41,42 +36,51 @@ def corpus_folder(tmp_path, files: dict) -> object:
     (tmp_path / "corpus").mkdir()
     for name, content in files.items():
         path = tmp_path / "corpus" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
     return tmp_path
 
 
 @pytest.mark.parametrize("files, says", [
     (None, "no corpus/ folder"),
-    ({}, "holds no .md documents"),
-    ({"a.md": FRONT.format(id="a"), "b.md": b"\xff\xfe caf\xe9 au lait"}, r"b\.md: cannot read the document: .*utf-8"),
+    ({}, "no document ragkit can read.*: the folder is empty"),
+    ({"b.md": b"\xff\xfe caf\xe9 au lait", "c.docx": "x"},
+     r"no document ragkit can read.*b\.md: not UTF-8 text.*c\.docx: cannot read \.docx"),
     ({"a.md": FRONT.format(id="same"), "b.txt": "Plain text.", "same.txt": "More plain text."},
-     r"same\.txt:1: id 'same' is already used by .*a\.md"),
-    ({"a.md": FRONT.format(id="a"), "b.md": None}, r"b\.md: cannot read the document"),  # a dangling link
-    ({"a.md": FRONT.format(id="a"), "c.md": "dir"}, r"c\.md: cannot read the document"),  # a folder named c.md
-], ids=["no corpus", "empty", "not UTF-8", "duplicate id", "unreadable (dangling link)", "unreadable (a folder)"])
+     r"same\.txt: id 'same' is already used by .*a\.md"),
+], ids=["no corpus", "empty", "nothing readable", "duplicate id"])
 def test_a_bad_folder_is_one_clear_line(tmp_path, files, says):
     if files is not None:
-        corpus_folder(tmp_path, {k: v for k, v in files.items() if v not in (None, "dir")})
-        for name, content in files.items():
-            if content is None:
-                (tmp_path / "corpus" / name).symlink_to(tmp_path / "nowhere.md")
-            elif content == "dir":
-                (tmp_path / "corpus" / name).mkdir()
+        corpus_folder(tmp_path, files)
     with pytest.raises(RagkitError) as error:
         open_folder(tmp_path)
     assert re.search(says, one_line(error)), one_line(error)
 
 
-def test_an_unreadable_file_is_one_clear_line_for_a_user_without_rights(tmp_path):
+def test_files_that_cannot_be_read_are_named_once_with_their_reason_and_the_rest_loads(tmp_path):
+    """A file that is not UTF-8, a dangling link, an empty file, a folder named like a document, a format ragkit
+    cannot read and a hidden folder: each is skipped and named, and the readable documents load."""
+    folder = corpus_folder(tmp_path, {"a.md": FRONT.format(id="a"), "b.md": b"\xff\xfe caf\xe9 au lait",
+                                      "empty.txt": "\n", "plan.docx": b"PK\x03\x04", ".git/config": "[core]"})
+    (folder / "corpus" / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    (folder / "corpus" / "c.md").mkdir()
+    docs, skipped = folder_documents(folder)
+    assert [doc.doc_id for doc in docs] == ["a"]
+    assert [str(s) for s in skipped] == [
+        ".git/: a hidden folder: not read", "b.md: not UTF-8 text (invalid start byte at byte 0): save it as UTF-8",
+        "empty.txt: no text", "gone.md: cannot read the document: No such file or directory",
+        "plan.docx: cannot read .docx: ragkit reads .md, .markdown, .mdx, .txt, .rst, .html, .htm, .pdf"]
+    assert skipped_notes(skipped)[0] == "not loaded: corpus/.git/: a hidden folder: not read"
+
+
+def test_an_unreadable_file_is_named_for_a_user_without_rights(tmp_path):
     import os
 
     folder = corpus_folder(tmp_path, {"a.md": FRONT.format(id="a"), "secret.md": FRONT.format(id="s")})
     (folder / "corpus" / "secret.md").chmod(0)
     if os.geteuid() == 0:
-        pytest.skip("root reads any file: the dangling link and the folder above stand in for it")
-    with pytest.raises(RagkitError) as error:
-        open_folder(folder)
-    assert "secret.md: cannot read the document" in one_line(error)
+        pytest.skip("root reads any file: the dangling link above stands in for it")
+    assert [str(s) for s in folder_documents(folder)[1]] == ["secret.md: cannot read the document: Permission denied"]
 
 
 def test_missing_front_matter_is_derived_and_said(tmp_path):

@@ -11,9 +11,9 @@ from ragkit.chunk.base import Chunk
 from ragkit.cli import main
 from ragkit.commands import run_eval
 from ragkit.errors import RagkitError
-from ragkit.labels.datacheck import check_data
 from ragkit.evaluate.relevance import Judgment, Target, judged_units, ranking_hits
 from ragkit.evaluate.tables import metric_value
+from ragkit.labels.datacheck import check_data
 
 
 def chunk(doc, start, end):

@@ -2,17 +2,19 @@
 
 Refusal precision and recall come from `ragkit.evaluate.metrics.refusal_scores`; the price of refusing is paid
 by answerable queries that get refused, and the gain shows in the failure@5 of the queries still answered.
-Notebook 03 sweeps thresholds with these. Left out: costs per error type, and thresholds per language.
+Notebook 03 sweeps thresholds with these; `refusal_measures` gives the eval command's refusal figures. Left out: costs per error type, and thresholds per language.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ragkit.corpus import load_queries
 from ragkit.errors import RagkitError
 from ragkit.evaluate.metrics import refusal_scores
 from ragkit.rank.refuse import refusals
@@ -116,3 +118,18 @@ def threshold_summary(row: dict[str, float], total: int) -> str:
             f"({row['answerable refused']} answerable); refusal precision {row['precision']:.3f}, "
             f"recall {row['recall']:.3f}, accuracy {row['accuracy']:.3f}; "
             f"failure@5 of the answered {row['answered failure@5']:.3f}")
+
+
+def refusal_measures(queries_file: str | Path, pipe, split: str) -> dict:
+    """Refusal precision, recall and the rest (`refusal_row`) of a pipeline on all queries of `split` (`all`:
+    every split) in a queries file, unanswerable ones included, and how many queries were rewritten.
+
+    >>> refusal_measures("data/queries.jsonl", Pipeline(docs, threshold=0.3), "dev")["unanswerable"]  # doctest: +SKIP
+    25
+    """
+    queries = load_queries(queries_file, split=None if split == "all" else split)
+    table = pipe.evaluate(queries, ["failure@5"])
+    found = pipe.retrieve([query.text for query in queries], 5)
+    row = refusal_row(table["refused"], table["answerable"], table["failure@5"])
+    return {**{name: round(float(value), 4) for name, value in row.items()}, "queries": len(queries),
+            "unanswerable": int((~table["answerable"]).sum()), "rewritten": sum(r is not None for r in found.rewrites)}

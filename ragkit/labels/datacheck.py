@@ -16,11 +16,11 @@ from pathlib import Path
 
 from ragkit.corpus import REQUIRED_FIELDS, load_documents, parse_front_matter
 from ragkit.errors import RagkitError
+from ragkit.index.filters import FILTER_KEYS, matches_filters
 from ragkit.labels.datastats import data_statistics
 from ragkit.labels.judgecheck import check_judgments
 from ragkit.labels.recordcheck import check_beir_rerank_records, check_contexts, check_rerank_records
 from ragkit.labels.versioncheck import outdated_evidence
-from ragkit.index.filters import FILTER_KEYS, matches_filters
 
 QUERY_TYPES = ("keyword", "paraphrase", "context", "multi", "temporal", "multilingual", "unanswerable")
 

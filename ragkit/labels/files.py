@@ -22,6 +22,8 @@ from pathlib import Path
 
 from ragkit.errors import RagkitError
 
+JOURNAL = "verdicts.jsonl"  # a labels folder's journal: every verdict in the order it was made
+
 
 @contextlib.contextmanager
 def folder_lock(folder: str | Path, shared: bool = False) -> Iterator[None]:

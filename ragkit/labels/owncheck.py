@@ -2,18 +2,19 @@
 
 A labels folder is laid out as the course's `data/` (`ragkit.labels.folder`): documents in `corpus/`, `.md`
 or `.txt`, front matter optional, and `queries.jsonl` and `judgments.jsonl` beside it. `check_own_data` reads the
-documents as the judging widget does (`ragkit.corpus.load_documents` deriving what front matter lacks; each derived
-field comes back as a note, not a problem) and checks the queries and judgments with the course's own code
+documents as the judging widget does (`ragkit.corpus.read_folder` deriving what front matter lacks; each derived
+field, and each file not loaded with its reason, comes back as a note, not a problem) and checks the queries and judgments with the course's own code
 (`ragkit.labels.datacheck.check_queries`, `ragkit.labels.judgecheck.check_judgments`): unique ids, evidence
 that names a known document (by its derived id too), quotes that occur exactly once, judgments that agree with
 the evidence; a query, or a named part of one, that no passage answers yet (being judged, or none of its pool
-answered) is a note, and so is a multi query answered within one document. A folder that cannot be read (no `corpus/`, a document that is not UTF-8, two documents with one
-id) raises a `RagkitError` of one line. Left out, as only the course's data is held to them: the course's
+answered) is a note, and so are a multi query answered within one document and a disagreement two judges kept
+(`ragkit.labels.verdicts`). A folder that cannot be read (no `corpus/`, no document ragkit can read, two documents
+with one id) raises a `RagkitError` of one line. Left out, as only the course's data is held to them: the course's
 minimum sizes (documents, characters, sources, queries, queries per type), the dev/test balance of each query
 type, full front matter, `.md` only, an id equal to the file name, and a recorded language-model file in `llm/`
 that does not exist (the ones that exist are checked). Also left out: the query drafts (`llm/draft-prompts.jsonl`,
 `llm/drafts/`: nothing is labelled from them) and the journal `verdicts.jsonl`
-(`ragkit.labels.folder.replay_journal` rebuilds the labels from it).
+(`ragkit.labels.verdicts.replay_journal` rebuilds the labels from it).
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragkit.corpus import load_documents
+from ragkit.corpus import load_queries
 from ragkit.errors import RagkitError
 from ragkit.labels import recordcheck
 from ragkit.labels.datacheck import check_queries, content_problems
 from ragkit.labels.datastats import data_statistics
+from ragkit.labels.folder import derivation_notes, folder_documents, skipped_notes
 from ragkit.labels.judgecheck import check_judgments
-from ragkit.labels.folder import corpus_of, derivation_notes
+from ragkit.labels.verdicts import disagreement_notes
 
 SKIPPED = ("a labels folder of your own: the course's minimum sizes and the dev/test balance of each query type "
            "are not checked, nor llm/ record files that do not exist")
@@ -44,11 +46,11 @@ def own_documents(folder: str | Path) -> tuple[dict[str, dict], list[str]]:
     >>> len(docs), docs["release-checklist"]["meta"]["source"], notes[0].split(":")[0]
     (16, 'demo-handbook', 'incident-response.md')
     """
-    loaded = load_documents(corpus_of(folder), derive=True)  # unreadable, not UTF-8, a duplicate id: one line
+    loaded, skipped = folder_documents(folder)  # no document, a duplicate id: one line; unreadable files: skipped
     docs = {doc.doc_id: {"meta": {"id": doc.doc_id, "title": doc.title, "source": doc.source, "date": doc.date,
                                   "lang": doc.lang, "version": doc.version}, "body": doc.text, "path": doc.path}
             for doc in loaded}
-    return docs, derivation_notes(loaded)
+    return docs, skipped_notes(skipped) + derivation_notes(loaded)
 
 
 def document_problems(docs: dict[str, dict]) -> list[str]:
@@ -58,7 +60,8 @@ def document_problems(docs: dict[str, dict]) -> list[str]:
     >>> document_problems({"faq": {"meta": {"lang": "fr", "date": "2026-01-02"}, "body": "Bonjour", "path": "faq.md"}})
     ["faq.md: lang must be 'en' or 'zh', got 'fr'"]
     """
-    return [problem for doc in docs.values() for problem in content_problems(doc["meta"], doc["body"], doc["path"])]
+    return [problem for doc in docs.values() for problem in content_problems(
+        {**doc["meta"], "date": doc["meta"]["date"] or "0001-01-01"}, doc["body"], doc["path"])]  # undated is fine
 
 
 def readable(path: Path) -> Path:
@@ -97,7 +100,7 @@ def check_own_data(folder: str | Path) -> tuple[list[str], list[str], dict]:
                                                recordcheck.TRANSLATE_FILE)):
         recordcheck.check_rerank_records(folder, problems)
     recordcheck.check_beir_rerank_records(folder, problems)
-    notes += [note for record in records for note in answer_notes(record)]
+    notes += [note for record in records for note in answer_notes(record)] + disagreement_notes(folder)
     return problems, notes, data_statistics(docs, records)
 
 
@@ -134,3 +137,29 @@ def course_only(problems: Sequence[str]) -> bool:
     (True, False)
     """
     return any(marker in problem for problem in problems for marker in COURSE_ONLY)
+
+
+def eval_warnings(folder: str | Path) -> list[str]:
+    """What the eval command says before its figures on a folder with `corpus/`: each file not loaded, and how
+    many problems `data check --own` finds (the figures still use the labels as they are). Other folders: none.
+
+    >>> eval_warnings("data/demo-handbook"), eval_warnings("data/cranfield")
+    ([], [])
+    """
+    if not (Path(folder) / "corpus").is_dir():
+        return []
+    problems, notes, _ = check_own_data(folder)
+    return [note for note in notes if note.startswith("not loaded: ")] + ([
+        f"the labels fail `data check --own` ({len(problems)} problems; the first: {problems[0]}): the figures "
+        "below use them as they are"] if problems else [])
+
+
+def unanswerable_in(folder: str | Path, split: str) -> int:
+    """How many queries of `split` (`all`: every split) a folder with `corpus/` marks unanswerable; else 0.
+
+    >>> unanswerable_in("data", "dev") > 0, unanswerable_in("data/cranfield", "test")
+    (True, 0)
+    """
+    if not (path := Path(folder) / "queries.jsonl").is_file() or not (Path(folder) / "corpus").is_dir():
+        return 0
+    return sum(query.type == "unanswerable" for query in load_queries(path, None if split == "all" else split))

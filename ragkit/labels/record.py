@@ -27,6 +27,15 @@ VERDICTS = ("yes", "part", "no")
 FIELDS = ("query", "doc", "start", "end", "verdict", "judge")
 
 
+class ConflictingVerdict(RagkitError):
+    """A verdict that contradicts an earlier one on the same passage; `earlier` holds the earlier verdicts
+    (`judge`, `verdict`), so a judging widget can show them and offer a resolution."""
+
+    def __init__(self, message: str, earlier: list[dict]):
+        super().__init__(message)
+        self.earlier = earlier
+
+
 def covers_half(start: int, end: int, quote_start: int, quote_end: int) -> bool:
     """Does [start, end) overlap at least half of [quote_start, quote_end)? (The rule of relevance.)
 
@@ -128,6 +137,7 @@ def apply_verdicts(folder: Path, lines: Sequence[tuple[str, dict]], replace: boo
     if problems:
         raise RagkitError("\n".join(problems))
     done = {"quotes added": 0, "judged not relevant": 0, "already recorded": 0, "replaced": 0}
+    conflicts, earlier = [], []  # verdicts that contradict earlier ones: resolvable with `replace`
     relevant = [(w, r) for w, r in lines if r["verdict"] == "yes" or
                 r["verdict"] == "part" and written_parts(queries[r["query"]]) > 1]
     for where, record in relevant:
@@ -146,8 +156,9 @@ def apply_verdicts(folder: Path, lines: Sequence[tuple[str, dict]], replace: boo
                 done["replaced"] += len(clash)
             continue
         if clash and not replace:
-            problems.append(f"{where}: {record['query']} was judged not relevant here by {clash[0]['judge']}; "
-                            "pass --replace to apply a resolving judgment")
+            conflicts.append(f"{where}: {record['query']} was judged not relevant here by {clash[0]['judge']}; "
+                             "pass --replace to apply a resolving judgment")
+            earlier += [{"judge": j["judge"], "verdict": j.get("verdict", "no")} for j in clash]
             continue
         judged = [j for j in judged if not any(j is c for c in clash)]
         done["replaced"] += len(clash)
@@ -170,8 +181,12 @@ def apply_verdicts(folder: Path, lines: Sequence[tuple[str, dict]], replace: boo
         covered = [(i, item) for i, item, s, e in evidence_spans(query, bodies)
                    if item["doc"] == record["doc"] and covers_half(record["start"], record["end"], s, e)]
         if covered and not replace:
-            problems.append(f"{where}: {record['query']} has evidence in this passage "
-                            f"({covered[0][1]['quote'][:40]!r}); pass --replace to apply a resolving judgment")
+            message = (f"{where}: {record['query']} has evidence in this passage ({covered[0][1]['quote'][:40]!r}); "
+                       "pass --replace to apply a resolving judgment")
+            written = any(item.get("origin", "written") == "written" for _, item in covered)
+            (problems if written else conflicts).append(message)  # a written quote is no judge's verdict
+            earlier += [{"judge": item.get("judge", "?"), "verdict": "yes" if len(set(item.get("parts") or [0])) >=
+                         written_parts(query) else "part"} for _, item in covered]
             continue
         if any(item.get("origin", "written") == "written" for _, item in covered):
             problems.append(f"{where}: the passage holds a written quote of {record['query']}: a judgment "
@@ -183,8 +198,9 @@ def apply_verdicts(folder: Path, lines: Sequence[tuple[str, dict]], replace: boo
                        "end": record["end"], "relevant": False, "verdict": record["verdict"],
                        "judge": record["judge"]})
         done["judged not relevant"] += 1
-    if problems:
-        raise RagkitError("\n".join(problems))
+    if problems or conflicts:
+        raise RagkitError("\n".join(problems + conflicts)) if problems else \
+            ConflictingVerdict("\n".join(conflicts), earlier)
     write_jsonl(folder / "queries.jsonl", query_rows)
     write_jsonl(judgments_path, sorted(judged, key=lambda j: (j["query"], j["doc"], j["start"], j["end"])))
     return done

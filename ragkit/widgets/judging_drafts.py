@@ -1,7 +1,7 @@
 """Review a language model's query drafts: accept one (as written or edited) or reject it.
 
 A draft is a question a model proposed for one document (`ragkit.llm.drafts`). `review_draft` is the callback:
-accepting adds the text, as the person left it, to the folder's queries with `ragkit.labels.folder.add_query`:
+accepting adds the text, as the person left it, to the folder's queries with `ragkit.labels.own_queries.add_query`:
 a query to judge, with no evidence, so its labels still come only from judging its pooled passages; rejecting
 records nothing in the folder. `drafts_widget` only wires one row per draft to it, a document at a time. Left out: remembering
 rejections across sessions, and drafting (see `ragkit.llm.drafts`).
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragkit.errors import RagkitError
-from ragkit.labels.folder import add_query
+from ragkit.labels.own_queries import add_query
 
 ACTIONS = ("accept", "reject")
 

@@ -16,8 +16,10 @@ from pathlib import Path
 from ragkit.chunk.base import Chunk
 from ragkit.corpus import Document, Query, read_jsonl
 from ragkit.errors import RagkitError
-from ragkit.labels.folder import add_query, labelled_queries, open_folder, record_verdict
+from ragkit.labels.folder import labelled_queries, open_folder
+from ragkit.labels.own_queries import add_query
 from ragkit.labels.pool import next_unjudged, pool_for, pool_progress, snap_quote
+from ragkit.labels.verdicts import record_verdict
 from ragkit.widgets.judging_view import KEYS
 
 
