@@ -69,8 +69,11 @@ def pdf_text(path: str | Path) -> tuple[str, str, str]:
     >>> pdf_text("handbook.pdf")[0]  # doctest: +SKIP
     'Employee handbook'
     """
+    import logging
+
     from pypdf import PdfReader
 
+    quiet, logging.getLogger("pypdf").disabled = logging.getLogger("pypdf").disabled, True  # its warnings: ours
     try:
         reader = PdfReader(str(path))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -81,6 +84,8 @@ def pdf_text(path: str | Path) -> tuple[str, str, str]:
         raise
     except Exception as error:  # pypdf raises many kinds on a damaged file; the reader needs only which file
         raise RagkitError(f"{path}: not a readable PDF ({type(error).__name__}: {error})") from None
+    finally:
+        logging.getLogger("pypdf").disabled = quiet
     if not text:
         raise RagkitError(f"{path}: the PDF has no text layer (a scanned document?): run OCR on it first")
     created = re.match(r"D:(\d{4})(\d{2})(\d{2})", str(info.get("/CreationDate") or ""))
