@@ -14,10 +14,16 @@ from helpers import ROOT
 from ragkit.corpus import load_documents, read_jsonl
 from ragkit.errors import RagkitError
 from ragkit.labels.files import JOURNAL
-from ragkit.labels.folder import derivation_notes, folder_documents, labelled_queries, open_folder, skipped_notes
+from ragkit.labels.folder import (
+    derivation_notes,
+    folder_documents,
+    labelled_queries,
+    open_folder,
+    skipped_notes,
+)
 from ragkit.labels.own_queries import add_query
-from ragkit.labels.verdicts import record_verdict, replay_journal
 from ragkit.labels.pool import snap_quote
+from ragkit.labels.verdicts import record_verdict, replay_journal
 from ragkit.llm.drafts import parse_drafts, prompt_lines
 from ragkit.widgets.judging_drafts import drafts_widget, review_draft
 from ragkit.widgets.judging_session import judge, key_verdict, load_query, open_session, start_query

@@ -1,11 +1,14 @@
 """The judging widget's callbacks: plain functions over one widget's `Session`, unit-tested without a browser.
 
-`open_session` reads a labels folder (`ragkit.labels.folder`) and resumes the last query that still has an
-unjudged pooled passage; `start_query` adds a query (or reopens one with the same text) and pools it
-(`ragkit.labels.pool`); `judge` records one verdict on the passage shown and moves to the next unjudged one.
-Every verdict is in the folder's files before the next passage appears; `key_verdict` says which verdict a key
-stands for. `ragkit.widgets.judging` wires ipywidgets to these. Left out: undo, judging several queries side by
-side, and reordering the pool.
+`open_session` reads a labels folder (`ragkit.labels.folder`) and resumes the last answerable query that still has
+an unjudged pooled passage; `start_query` adds a query (or reopens one with the same text) and pools it
+(`ragkit.labels.pool`); `judge` records one verdict on the passage shown and moves to the next unjudged one. Every
+verdict is in the folder's files before the next passage appears; `key_verdict` says which verdict a key stands
+for. A verdict that contradicts an earlier judge's is held (`Session.pending`) with the earlier verdicts, and
+`resolve` applies it by replacing theirs or keeping both, marked (`ragkit.labels.verdicts`). `set_type` sets the
+query's type, `not_answered` marks it as not answered in these documents (type `unanswerable`, scored as refusal)
+and `remove` takes back a query typed by mistake (`ragkit.labels.own_queries`). `ragkit.widgets.judging` wires
+ipywidgets to these. Left out: undo, judging several queries side by side, and reordering the pool.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from ragkit.chunk.base import Chunk
 from ragkit.corpus import Document, Query, read_jsonl
 from ragkit.errors import RagkitError
 from ragkit.labels.folder import labelled_queries, open_folder
-from ragkit.labels.own_queries import add_query
+from ragkit.labels.own_queries import add_query, remove_query, set_query_type
 from ragkit.labels.pool import next_unjudged, pool_for, pool_progress, snap_quote
+from ragkit.labels.record import ConflictingVerdict
 from ragkit.labels.verdicts import record_verdict
 from ragkit.widgets.judging_view import KEYS
 
@@ -37,6 +41,7 @@ class Session:
     progress: dict = field(default_factory=dict)
     skipped: set[str] = field(default_factory=set)
     position: int | None = None
+    pending: dict | None = None  # a verdict held back by a disagreement, and the earlier verdicts
 
     @property
     def unit(self) -> Chunk | None:
@@ -54,7 +59,7 @@ def open_session(pipe, folder: str | Path) -> Session:
         raise RagkitError(f"the pipeline's documents are not {folder}'s: build it with "
                           f"Pipeline(load_documents('{Path(folder) / 'corpus'}'))")
     session = Session(pipe, Path(folder), docs)
-    for query in reversed(labelled_queries(folder)):
+    for query in reversed([q for q in labelled_queries(folder) if q.type != "unanswerable"]):
         if load_query(session, query).position is not None:
             return session
     return Session(pipe, Path(folder), docs)
@@ -68,6 +73,7 @@ def load_query(session: Session, query: Query) -> Session:
     """
     record = next(r for _, r in read_jsonl(session.folder / "queries.jsonl") if r["id"] == query.query_id)
     session.query, session.parts, session.skipped = query, list(record.get("parts") or [query.text]), set()
+    session.pending = None
     session.units, session.tops = pool_for(session.pipe, query.text)
     return refresh(session)
 
@@ -119,6 +125,8 @@ def judge(session: Session, verdict: str, judge_name: str, selection: str = "", 
         raise RagkitError(f"verdict must be one of {', '.join(KEYS.values())}, got {verdict!r}")
     if unit is None or session.query is None:
         raise RagkitError("nothing to judge: type a query first")
+    if session.query.type == "unanswerable":
+        raise RagkitError(f"{session.query.query_id} is marked not answered in these documents: set its type first")
     if verdict == "skip":
         session.skipped.add(unit.chunk_id)
         refresh(session)
@@ -128,10 +136,70 @@ def judge(session: Session, verdict: str, judge_name: str, selection: str = "", 
         if part is None or not 0 <= part < len(session.parts):
             raise RagkitError(f"name the part this passage answers: 1 to {len(session.parts)}")
     quote = snap_quote(unit.text, selection) if verdict != "does not answer" else ""
-    record_verdict(session.folder, session.query, unit.doc_id, unit.start, unit.end, verdict, judge_name,
-                   quote, part)
+    try:
+        record_verdict(session.folder, session.query, unit.doc_id, unit.start, unit.end, verdict, judge_name,
+                       quote, part)
+    except ConflictingVerdict as conflict:  # held until the judge says how to resolve it
+        session.pending = {"verdict": verdict, "judge": judge_name, "quote": quote, "part": part, "unit": unit,
+                           "earlier": conflict.earlier}
+        raise
     refresh(session)
     done = f"recorded: {verdict}" + (f" part {part + 1}" if verdict == "partly answers" else "")
     if verdict == "partly answers" and len(session.parts) == 1:
         done += " (a one-part query: it counts as not answering, data/README.md)"
     return done
+
+
+def resolve(session: Session, resolution: str) -> str:
+    """Apply the verdict held by a disagreement: `replace` the earlier verdict, or `keep both` (marked).
+
+    >>> resolve(session, "replace")  # doctest: +SKIP
+    'recorded: answers, replacing tester's does not answer'
+    """
+    held, session.pending = session.pending, None
+    if held is None:
+        raise RagkitError("no disagreement to resolve")
+    unit = held["unit"]
+    record_verdict(session.folder, session.query, unit.doc_id, unit.start, unit.end, held["verdict"], held["judge"],
+                   held["quote"], held["part"], resolution=resolution)
+    refresh(session)
+    theirs = ", ".join(f"{e['judge']}'s {e['verdict']}" for e in held["earlier"])
+    return f"recorded: {held['verdict']}, " + (f"replacing {theirs}" if resolution == "replace" else
+                                                 f"beside {theirs} (a disagreement, marked; theirs stays the label)")
+
+
+def set_type(session: Session, kind: str) -> str:
+    """Set the type of the query being judged (`unanswerable`: use `not_answered`).
+
+    >>> set_type(session, "keyword")  # doctest: +SKIP
+    'q-001 is now a keyword query'
+    """
+    if session.query is None:
+        raise RagkitError("no query yet: type one first")
+    set_query_type(session.folder, session.query.query_id, kind)
+    refresh(session)
+    return f"{session.query.query_id} is now a {kind} query"
+
+
+def not_answered(session: Session) -> str:
+    """Mark the query being judged as not answered in these documents, and put it aside.
+
+    >>> not_answered(session)  # doctest: +SKIP
+    'q-002 marked not answered in these documents: the eval command scores it as refusal'
+    """
+    query_id = set_type(session, "unanswerable").split()[0]
+    session.query, session.units, session.position, session.pending = None, [], None, None
+    return f"{query_id} marked not answered in these documents: the eval command scores it as refusal"
+
+
+def remove(session: Session) -> str:
+    """Remove the query being judged, when no verdict names it yet.
+
+    >>> remove(session)  # doctest: +SKIP
+    'q-003 removed'
+    """
+    if session.query is None:
+        raise RagkitError("no query to remove")
+    remove_query(session.folder, session.query.query_id)
+    query_id, session.query, session.units, session.position = session.query.query_id, None, [], None
+    return f"{query_id} removed"

@@ -63,7 +63,7 @@ def passage_html(unit: Chunk | None, doc: Document | None, position: int, pooled
         return "<i>nothing left to judge for this query: every pooled passage is judged (or skipped)</i>"
     derived = " (derived)" if "date" in doc.derived else ""
     head = (f"passage {position + 1} of {pooled} · <b>{html.escape(doc.title)}</b> · "
-            f"{html.escape(doc.date)}{derived}")
+            f"{html.escape(doc.date or 'undated')}{derived}")
     style = ("white-space:pre-wrap;border:1px solid #bbb;padding:6px;font-family:inherit;"
              "max-height:24em;overflow:auto;user-select:text")
     return (f"<div>{head}</div><div class='{ROOT}-text' style='{style}' "
