@@ -753,7 +753,7 @@ def sessions_of(lab: Lab, notebook: str) -> list[dict]:
 def next_notebook(request) -> str | None:
     """The notebook of the next selected browser test, if any (with -k, not simply the next in CASES): the next
     case's, or after the last case the judging test's."""
-    items, judging = request.session.items, test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart
+    items, judging = request.session.items, test_judging_a_folder_of_your_own_in_the_browser
     for item in items[items.index(request.node) + 1:]:
         if item.path != request.node.path:  # the session also holds other files' items, notebook cells
             continue
@@ -790,19 +790,24 @@ def photograph(page, cell, until: str, path: Path) -> None:
                                      "height": end["y"] + end["height"] - top["y"]})
 
 
-# Notebook 12's judging widget: judge ten passages by keyboard, select a quote, find the verdicts in the folder's
-# files, and resume at the next unjudged passage after the page and the kernel start again. It runs after the
-# cases, in the same JupyterLab and page (a file of its own would run on another pytest-xdist worker, with a
-# server, a browser and a JupyterLab start-up of its own). The server serves notebook 12's title, setup and
-# judging widget, and the data with a copy of the demo folder, so the shipped files are never touched; ragkit's
-# cache folder, where the widget keeps its working copy of the demo, is the server's own (`lab`). The selection
-# is made as a reader's drag leaves it: a range over the passage's words, then the mouse button released over
-# the passage.
+# Notebook 12's judging widget on a folder of your own: a documentation folder as a repository holds it
+# (`tests/own_folder.py`: subfolders, YAML front matter, HTML, a PDF, three files it cannot load), labelled in the
+# browser: the files not loaded are named, a query gets its type from the menu, its pool is judged by keyboard
+# (one quote selected), a second judge's contradicting verdict is shown and replaced, a query is marked not
+# answered in these documents, and after the page and the kernel start again the widget resumes at the next
+# unjudged passage; the eval command then scores the folder, refusal included. It runs after the cases, in the
+# same JupyterLab and page (a file of its own would run on another pytest-xdist worker, with a server, a browser
+# and a JupyterLab start-up of its own). The server serves notebook 12's title, its `FOLDER` line (pointed at the
+# folder), its setup and its judging widget; ragkit's cache folder is the server's own (`lab`). The selection is
+# made as a reader's drag leaves it: a range over the passage's words, then the mouse button released over it.
 
 JUDGED = "12_your_own_data.ipynb"
 JUDGING_WIDGET = "judging(pipe.using()"  # the cell with the judging widget
-JUDGING_SETUP = "DEMO = Path("  # the cell that loads the demo folder: the browser gets the title, it and the widget
-JUDGING_QUERY = "where are the spare laptops kept"
+JUDGING_FOLDER = 'FOLDER = Path("../data/demo-handbook")'  # the notebook's one line that names the folder
+JUDGING_SETUP = "IS_DEMO = "  # the setup cell: the browser gets the title, the folder line, it and the widget
+OWN_FOLDER = "lumen-docs"  # built by the test in the served data folder
+PORT_QUERY, LEAVE_QUERY = "which port does the server listen on", "how many days of leave carry over"
+NOT_ANSWERED = "does lumen run on windows xp"
 SELECT_QUOTE = """sentence => {
   const text = document.querySelector('.ragkit-judging .ragkit-judging-text');
   const start = text.textContent.indexOf(sentence);
@@ -816,10 +821,13 @@ SELECT_QUOTE = """sentence => {
 
 
 def judging_slice() -> dict:
-    """Notebook 12 as the browser gets it: the title, the setup cell and the judging widget's cell."""
+    """Notebook 12 as the browser gets it: the title, the folder line (the test's folder), the setup and the widget."""
     notebook = json.loads((ROOT / "notebooks" / JUDGED).read_text(encoding="utf-8"))
-    notebook["cells"] = [cell for number, cell in enumerate(notebook["cells"]) if number == 0
-                         or any(mark in "".join(cell["source"]) for mark in (JUDGING_SETUP, JUDGING_WIDGET))]
+    notebook["cells"] = [cell for number, cell in enumerate(notebook["cells"]) if number == 0 or any(
+        mark in "".join(cell["source"]) for mark in (JUDGING_FOLDER, JUDGING_SETUP, JUDGING_WIDGET))]
+    folder_cell = next(cell for cell in notebook["cells"] if JUDGING_FOLDER in "".join(cell["source"]))
+    folder_cell["source"] = [line.replace(JUDGING_FOLDER, f'FOLDER = Path("../data/{OWN_FOLDER}")')
+                             for line in folder_cell["source"]]
     return notebook
 
 
@@ -839,59 +847,109 @@ def wait_until_changed(page, part: str, before: str, what: str) -> str:
     pytest.fail(f"{what}: the {part} line still shows {before!r} after 30 s")
 
 
+def wait_for_message(page, pattern: str) -> str:
+    """Wait until the widget's message line matches the regular expression `pattern`; returns the line."""
+    page.wait_for_function("p => new RegExp(p).test(document.querySelector('.ragkit-judging-message').innerText)",
+                           arg=pattern, timeout=30_000)
+    return judging_shows(page, "message")
+
+
 def records(path: Path, query: str) -> list[dict]:
     """The records of a JSON-lines file that belong to the query (by `query`, or a query's own `id`)."""
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     return [record for record in map(json.loads, lines) if record.get("query", record.get("id")) == query]
 
 
-def test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart(lab, pages, tmp_path):
-    """Ten passages judged by keyboard (one with a quote selected) land in the working copy's files, the demo
-    folder stays as shipped, and after the kernel stops and the page reloads the widget resumes at the next
-    unjudged passage; no errors reach the browser console."""
+def ask(page, text: str) -> None:
+    """Type a query in the widget and press Enter; wait for its pool's first passage."""
+    box = page.locator(".ragkit-judging .ragkit-judging-query input")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_function(f"() => /{re.escape(text)}/i.test(document.querySelector('.ragkit-judging-shown')"
+                           ".innerText) && /passage 1 of/.test(document.querySelector('.ragkit-judging-passage')"
+                           ".innerText)", timeout=60_000)
+
+
+def answering_line(passage: str, words: str) -> str | None:
+    """The passage's line that holds `words` (to select as the quote), if any."""
+    return next((line.strip() for line in passage.splitlines() if words in line and passage.count(line.strip()) == 1
+                 and len(line.strip()) >= 20), None)
+
+
+def judge_by_key(page, answer: str, limit: int = 30) -> list[str]:
+    """Judge the pool shown by keyboard: the line holding `answer` is selected and answers, the rest do not."""
+    keys, judged = page.locator(".ragkit-judging .ragkit-judging-keys"), []
+    while "nothing left to judge" not in judging_shows(page, "passage") and len(judged) < limit:
+        passage, progress = judging_shows(page, "text"), judging_shows(page, "progress")
+        quote, key = answering_line(passage, answer), "n"
+        if quote:
+            page.evaluate(SELECT_QUOTE, quote)
+            page.wait_for_function("s => document.querySelector('.ragkit-judging-quote textarea').value === s",
+                                   arg=quote)
+            wait_for_message(page, r"quote: \d+ characters")
+            key = "a"
+        keys.click()
+        page.keyboard.press(key)
+        wait_until_changed(page, "progress", progress, f"pressing {key} on passage {len(judged) + 1}")
+        judged.append(key)
+    return judged
+
+
+def test_judging_a_folder_of_your_own_in_the_browser(lab, pages, tmp_path):
+    """A nested documentation folder labelled through the widget: files not loaded named, a type set, a pool
+    judged by keyboard, a disagreement with another judge resolved, a query marked not answered, a reload
+    resumed, every verdict in the folder's files and journal, and the eval command scoring it, refusal included."""
+    from own_folder import SKIPPED, build_folder
+
+    from ragkit import Pipeline, load_documents
+    from ragkit.cli import main
+    from ragkit.labels.verdicts import record_verdict, replay_journal
+
     served_cells = json.loads((lab.course / "notebooks" / JUDGED).read_text(encoding="utf-8"))["cells"]
-    assert len(served_cells) == 3, "the title, the setup and the widget"
+    assert len(served_cells) == 4, "the title, the folder line, the setup and the widget"
+    folder = build_folder(lab.course / "data" / OWN_FOLDER)
     page, passed = pages.get(), False
     (problems, stop_watching), clock = watch_errors(page), [time.monotonic()]
-    copy = lab.cache / "own-data" / "demo-handbook"  # the widget's working copy of the demo folder
     try:
         open_notebook(page, lab, JUDGED, in_place=True)  # its kernel started while the last case ran
         run_all(page, JUDGED)
         clock.append(time.monotonic())
-        box = page.locator(".ragkit-judging .ragkit-judging-query input")
-        box.fill(JUDGING_QUERY)
-        box.press("Enter")
-        page.wait_for_function("() => /passage 1 of/.test(document.querySelector('.ragkit-judging-passage')"
-                               ".innerText)", timeout=60_000)
-        keys, judged = page.locator(".ragkit-judging .ragkit-judging-keys"), []
-        for number in range(10):
-            passage, progress = judging_shows(page, "text"), judging_shows(page, "progress")
-            judged.append(passage)
-            key = "n"
-            if number == 2:  # select a line from the middle of the passage (not its overlap with a neighbour)
-                lines = [line.strip() for line in passage.splitlines()
-                         if len(line.strip()) >= 30 and passage.count(line.strip()) == 1]
-                sentence = min(lines, key=lambda line: abs(passage.index(line) - len(passage) / 2))
-                page.evaluate(SELECT_QUOTE, sentence)
-                page.wait_for_function("s => document.querySelector('.ragkit-judging-quote textarea').value === s",
-                                       arg=sentence)
-                page.wait_for_function("() => /quote: \\d+ characters/.test("
-                                       "document.querySelector('.ragkit-judging-message').innerText)")
-                quote, key = sentence, "a"
-            keys.click()
-            page.keyboard.press(key)
-            wait_until_changed(page, "progress", progress, f"pressing {key} on passage {number + 1}")
+        opening = wait_for_message(page, "not loaded")
+        assert [f"corpus/{name}" in opening for name in SKIPPED] == [True] * 3, opening
+
+        page.locator(".ragkit-judging .ragkit-judging-type select").select_option("keyword")
+        ask(page, PORT_QUERY)
+        assert "q-001 (" in judging_shows(page, "shown") and "keyword" in judging_shows(page, "shown")
+        verdicts = judge_by_key(page, "8642")
+        assert verdicts.count("a") == 1, verdicts
+        port = records(folder / "queries.jsonl", "q-001")[0]
+        assert port["type"] == "keyword" and [e["judge"] for e in port["evidence"]] == ["you"]
+        assert "8642" in port["evidence"][0]["quote"] and port["evidence"][0]["doc"] == "reference/api"
+
+        ask(page, LEAVE_QUERY)  # another judge records a verdict on the passage this widget shows
+        shown = judging_shows(page, "text")
+        unit = next(u for u in Pipeline(load_documents(folder / "corpus")).chunks if u.text.split() == shown.split())
+        theirs = "does not answer" if "carry over" in shown else "answers"
+        record_verdict(folder, {"id": "q-002"}, unit.doc_id, unit.start, unit.end, theirs, "Ana",
+                       next(line.strip() for line in unit.text.split("\n") if len(line.strip()) >= 20))
+        mine = answering_line(shown, "carry over")
+        if mine:
+            page.evaluate(SELECT_QUOTE, mine)
+            wait_for_message(page, r"quote: \d+ characters")
+        page.locator(".ragkit-judging .ragkit-judging-keys").click()
+        page.keyboard.press("a" if mine else "n")
+        said = wait_for_message(page, "a disagreement: Ana judged it")
+        assert ("no" if mine else "yes") in said, said
+        page.locator(".ragkit-judging .ragkit-judging-replace").click()
+        wait_for_message(page, "replacing Ana")
+        assert records(folder / "verdicts.jsonl", "q-002")[-1]["resolution"] == "replace"
         next_passage, progress = judging_shows(page, "text"), judging_shows(page, "progress")
+
+        ask(page, NOT_ANSWERED)
+        page.locator(".ragkit-judging .ragkit-judging-unanswered").click()
+        wait_for_message(page, "q-003 marked not answered in these documents")
+        assert records(folder / "queries.jsonl", "q-003")[0]["type"] == "unanswerable"
         clock.append(time.monotonic())
-        assert next_passage not in judged
-        query = records(copy / "queries.jsonl", "q-001")
-        assert len(query) == 1 and query[0]["text"] == JUDGING_QUERY
-        assert [(e["quote"], e["origin"], e["judge"]) for e in query[0]["evidence"]] == [(quote, "pooled", "you")]
-        assert len(records(copy / "judgments.jsonl", "q-001")) == 9
-        assert [r["verdict"] for r in records(copy / "verdicts.jsonl", "q-001")] == ["no", "no", "yes"] + ["no"] * 7
-        for name in ("queries.jsonl", "judgments.jsonl", "verdicts.jsonl"):
-            assert (ROOT / "data" / "demo-handbook" / name).read_bytes() == \
-                (lab.course / "data" / "demo-handbook" / name).read_bytes(), "the demo folder is untouched"
 
         for session in sessions_of(lab, JUDGED):  # the kernel stops; a new one starts
             api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
@@ -899,12 +957,24 @@ def test_judging_by_keyboard_writes_the_files_and_resumes_after_a_restart(lab, p
         wait_until_open(page, lab, JUDGED)
         run_all(page, JUDGED)
         clock.append(time.monotonic())
-        page.wait_for_function("() => /q-001/.test(document.querySelector('.ragkit-judging-shown').innerText)")
-        assert judging_shows(page, "text") == next_passage, "reopened, the widget resumes at the next unjudged passage"
+        page.wait_for_function("() => /q-002/.test(document.querySelector('.ragkit-judging-shown').innerText)")
+        assert judging_shows(page, "text") == next_passage, "reopened, it resumes the answerable query left unjudged"
         assert judging_shows(page, "progress") == progress
         assert not problems, "errors in the browser:\n" + "\n".join(problems[:10])
+
+        replay_journal(folder, tmp_path / "replayed")
+        for name in ("queries.jsonl", "judgments.jsonl", "verdicts.jsonl"):
+            assert (tmp_path / "replayed" / name).read_bytes() == (folder / name).read_bytes(), name
+        result = tmp_path / "eval.json"
+        with open(result, "w") as out, contextlib.redirect_stdout(out):
+            assert main(["eval", "--data", str(folder), "--method", "hybrid", "--split", "all", "--json"]) == 0
+        scored = json.loads(result.read_text().splitlines()[-1])
+        answered = sum(bool(records(folder / "queries.jsonl", query)[0]["evidence"]) for query in ("q-001", "q-002"))
+        assert (scored["refusal"]["unanswerable"], scored["refusal"]["queries"]) == (1, answered + 1), \
+            "refusal is scored on the answered queries and the one marked not answered (not on one still judged)"
+        assert [line.split(": ")[1] for line in scored["warnings"]] == [f"corpus/{name}" for name in SKIPPED]
         steps = ", ".join(f"{name} {b - a:.0f} s" for name, a, b in zip(
-            ["opened and ran", "pooled and judged 10", "restarted and ran again"], clock, clock[1:], strict=False))
+            ["opened and ran", "labelled three queries", "restarted and ran again"], clock, clock[1:], strict=False))
         print(f"{JUDGED}: {steps}")
         passed = True
     finally:

@@ -121,13 +121,15 @@ def threshold_summary(row: dict[str, float], total: int) -> str:
 
 
 def refusal_measures(queries_file: str | Path, pipe, split: str) -> dict:
-    """Refusal precision, recall and the rest (`refusal_row`) of a pipeline on all queries of `split` (`all`:
-    every split) in a queries file, unanswerable ones included, and how many queries were rewritten.
+    """Refusal precision, recall and the rest (`refusal_row`) of a pipeline on the queries of `split` (`all`: every
+    split) in a queries file that have evidence or are marked unanswerable (a query of your own still waiting for
+    its answer to be judged is neither), and how many queries were rewritten.
 
     >>> refusal_measures("data/queries.jsonl", Pipeline(docs, threshold=0.3), "dev")["unanswerable"]  # doctest: +SKIP
     25
     """
-    queries = load_queries(queries_file, split=None if split == "all" else split)
+    queries = [query for query in load_queries(queries_file, split=None if split == "all" else split)
+               if query.evidence or query.type == "unanswerable"]  # a query still being judged is neither
     table = pipe.evaluate(queries, ["failure@5"])
     found = pipe.retrieve([query.text for query in queries], 5)
     row = refusal_row(table["refused"], table["answerable"], table["failure@5"])
