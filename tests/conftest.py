@@ -40,6 +40,23 @@ def course_pipe(course_docs, encoder):
     return Pipeline(course_docs, encoder=encoder)
 
 
+@pytest.fixture(scope="module")
+def demo_pipe():
+    """The default pipeline over the demo folder's documents (notebook 12)."""
+    from ragkit.corpus import load_documents
+    from ragkit.pipeline import Pipeline
+
+    return Pipeline(load_documents(ROOT / "data" / "demo-handbook" / "corpus"))
+
+
+@pytest.fixture
+def demo_folder(tmp_path):
+    """A copy of the demo labels folder to write verdicts in (the shipped one is never touched)."""
+    import shutil
+
+    return Path(shutil.copytree(ROOT / "data" / "demo-handbook", tmp_path / "demo"))
+
+
 # The slowest files first (warm times measured on 2 cores, longest first), so that pytest-xdist's workers,
 # which each take whole files in collection order (`--dist loadfile --no-loadscope-reorder`), finish together
 # instead of one of them starting the browser test when the other is done; then the files not named here, under

@@ -6,7 +6,6 @@ replays to its shipped files byte for byte."""
 import json
 import multiprocessing
 import re
-import shutil
 
 import pytest
 from helpers import ROOT
@@ -127,33 +126,20 @@ def test_a_selection_that_is_not_in_the_passage_is_refused(selection, says):
     one_line(error)
 
 
-@pytest.fixture(scope="module")
-def pipe():
-    from ragkit import Pipeline
-
-    return Pipeline(load_documents(DEMO / "corpus"))
-
-
-@pytest.fixture
-def demo(tmp_path):
-    shutil.copytree(DEMO, tmp_path / "demo")
-    return tmp_path / "demo"
-
-
 def snapshot(folder):
     return {name: (folder / name).read_bytes() for name in ("queries.jsonl", "judgments.jsonl", JOURNAL)}
 
 
-def test_judging_writes_each_verdict_at_once_and_reopening_resumes(pipe, demo):
-    session = open_session(pipe, demo)
+def test_judging_writes_each_verdict_at_once_and_reopening_resumes(demo_pipe, demo_folder):
+    session = open_session(demo_pipe, demo_folder)
     assert session.query is None, "every shipped query is judged: nothing to resume"
     start_query(session, "where are the spare laptops kept")
     pooled, first = session.progress["pooled"], session.unit
     assert session.query.query_id == "q-001" and session.progress["done"] == 0 and pooled >= 10
-    before = snapshot(demo)
+    before = snapshot(demo_folder)
     with pytest.raises(RagkitError, match="not in this passage"):
         judge(session, "answers", "tester", "words the passage does not hold, not at all")
-    assert snapshot(demo) == before and session.unit == first, "a refused quote writes nothing and stays put"
+    assert snapshot(demo_folder) == before and session.unit == first, "a refused quote writes nothing and stays put"
     spare = next(u for u in session.units if "cupboard B2" in u.text)
     session.position = session.units.index(spare)
     judge(session, "answers", "tester", "the spare laptops in cupboard B2 of the Lisbon office")
@@ -162,20 +148,20 @@ def test_judging_writes_each_verdict_at_once_and_reopening_resumes(pipe, demo):
         judge(session, verdict, "tester")
     skipped = session.unit
     judge(session, key_verdict("s")[0], "tester")
-    query = next(q for q in labelled_queries(demo) if q.query_id == "q-001")
+    query = next(q for q in labelled_queries(demo_folder) if q.query_id == "q-001")
     assert [(e.doc, e.quote, e.parts, e.origin) for e in query.evidence] == [
         ("equipment", "the spare laptops in cupboard B2 of the Lisbon office", (0,), "pooled")]
-    lines = [r for _, r in read_jsonl(demo / "judgments.jsonl") if r["query"] == "q-001"]
+    lines = [r for _, r in read_jsonl(demo_folder / "judgments.jsonl") if r["query"] == "q-001"]
     assert len(lines) == 4 and all(r["relevant"] is False and r["verdict"] == "no" for r in lines)
-    journal = [r for _, r in read_jsonl(demo / JOURNAL) if r["query"] == "q-001"]
+    journal = [r for _, r in read_jsonl(demo_folder / JOURNAL) if r["query"] == "q-001"]
     assert [r["verdict"] for r in journal] == ["yes", "no", "no", "no", "no"]
-    reopened = open_session(pipe, demo)
+    reopened = open_session(demo_pipe, demo_folder)
     assert reopened.query.query_id == "q-001" and reopened.progress["done"] == session.progress["done"] >= 5
     assert reopened.unit == skipped, "a skip lasts one session: reopening resumes at the first unjudged passage"
 
 
-def test_a_part_needs_its_name_and_a_one_part_query_counts_it_as_not_answering(pipe, demo):
-    session = open_session(pipe, demo)
+def test_a_part_needs_its_name_and_a_one_part_query_counts_it_as_not_answering(demo_pipe, demo_folder):
+    session = open_session(demo_pipe, demo_folder)
     start_query(session, "meal allowance in 2023 and in 2026", parts="2023 allowance\n2026 allowance")
     assert session.parts == ["2023 allowance", "2026 allowance"] and session.query.type == "multi"
     with pytest.raises(RagkitError, match="name the part"):
@@ -184,14 +170,14 @@ def test_a_part_needs_its_name_and_a_one_part_query_counts_it_as_not_answering(p
     session.position = session.units.index(unit)
     verdict, part = key_verdict("1")
     judge(session, verdict, "tester", "Meals while travelling are paid up to 25 euros a day.", part)
-    query = next(q for q in labelled_queries(demo) if q.query_id == session.query.query_id)
+    query = next(q for q in labelled_queries(demo_folder) if q.query_id == session.query.query_id)
     assert [e.parts for e in query.evidence] == [(0,)]
     start_query(session, "how long is the code freeze")
     unit = next(u for u in session.units if "The code freeze starts" in u.text)
     session.position = session.units.index(unit)
     assert judge(session, "partly answers", "tester", "The code freeze starts on the Tuesday before").endswith(
         "(a one-part query: it counts as not answering, data/README.md)")
-    lines = [r for _, r in read_jsonl(demo / "judgments.jsonl") if r["query"] == session.query.query_id]
+    lines = [r for _, r in read_jsonl(demo_folder / "judgments.jsonl") if r["query"] == session.query.query_id]
     assert [(r["doc"], r["verdict"], r["relevant"]) for r in lines] == [("release-checklist", "part", False)]
     assert session.query.evidence == (), "a partial answer to a one-part query is not evidence"
 
@@ -208,26 +194,26 @@ def writer(folder, name, count, queue, barrier):
         queue.put((name, repr(error)))
 
 
-def test_two_writers_at_once_lose_nothing(demo):
+def test_two_writers_at_once_lose_nothing(demo_folder):
     context = multiprocessing.get_context("fork")
     queue, barrier, count = context.Queue(), context.Barrier(2), 25
-    workers = [context.Process(target=writer, args=(demo, name, count, queue, barrier)) for name in ("ana", "bo")]
+    workers = [context.Process(target=writer, args=(demo_folder, name, count, queue, barrier)) for name in ("ana", "bo")]
     for worker in workers:
         worker.start()
     results = dict(queue.get(timeout=120) for _ in workers)
     for worker in workers:
         worker.join(timeout=30)
     assert all(isinstance(ids, list) for ids in results.values()), results
-    queries = [r for _, r in read_jsonl(demo / "queries.jsonl")]
+    queries = [r for _, r in read_jsonl(demo_folder / "queries.jsonl")]
     ids = [r["id"] for r in queries]
     assert len(ids) == len(set(ids)) == 20 + 2 * count, "every query written, each id once"
-    judged = [r for _, r in read_jsonl(demo / "judgments.jsonl") if r["judge"] in results]
-    journal = [r for _, r in read_jsonl(demo / JOURNAL) if r["judge"] in results]
+    judged = [r for _, r in read_jsonl(demo_folder / "judgments.jsonl") if r["judge"] in results]
+    journal = [r for _, r in read_jsonl(demo_folder / JOURNAL) if r["judge"] in results]
     assert len(judged) == len(journal) == 2 * count, "every verdict in judgments.jsonl and in the journal"
-    assert not list(demo.glob(".*.tmp")), "no temporary file left behind"
+    assert not list(demo_folder.glob(".*.tmp")), "no temporary file left behind"
 
 
-def test_a_writer_waits_for_the_folder_lock(demo):
+def test_a_writer_waits_for_the_folder_lock(demo_folder):
     import threading
     import time
 
@@ -236,16 +222,16 @@ def test_a_writer_waits_for_the_folder_lock(demo):
     done = threading.Event()
 
     def write():
-        record_verdict(demo, {"id": "hb-001"}, "leave", 0, 50, "does not answer", "waiting")
+        record_verdict(demo_folder, {"id": "hb-001"}, "leave", 0, 50, "does not answer", "waiting")
         done.set()
 
-    with folder_lock(demo):  # another widget in the middle of its write
+    with folder_lock(demo_folder):  # another widget in the middle of its write
         thread = threading.Thread(target=write)
         thread.start()
         time.sleep(0.3)
         assert not done.is_set(), "the verdict was written while another writer held the folder"
     thread.join(timeout=10)
-    assert done.is_set() and [r["judge"] for _, r in read_jsonl(demo / JOURNAL)][-1] == "waiting"
+    assert done.is_set() and [r["judge"] for _, r in read_jsonl(demo_folder / JOURNAL)][-1] == "waiting"
 
 
 def test_the_demo_journal_replays_to_the_shipped_files(tmp_path):
@@ -270,50 +256,50 @@ def test_the_demo_labels_are_in_the_course_format():
     assert {r["split"] for r in rows} == {"dev", "test"} and {r["lang"] for r in rows} == {"en", "zh"}
 
 
-def test_a_pipeline_over_other_documents_is_refused(demo, tmp_path):
+def test_a_pipeline_over_other_documents_is_refused(demo_folder, tmp_path):
     from ragkit import Pipeline
 
     (tmp_path / "other").mkdir()
     other = corpus_folder(tmp_path / "other", {"a.md": FRONT.format(id="a")})
     with pytest.raises(RagkitError, match="the pipeline's documents are not") as error:
-        open_session(Pipeline(load_documents(other / "corpus")), demo)
+        open_session(Pipeline(load_documents(other / "corpus")), demo_folder)
     one_line(error)
 
 
-def test_the_widget_records_a_key_forwarded_by_the_browser_hook(pipe, demo):
+def test_the_widget_records_a_key_forwarded_by_the_browser_hook(demo_pipe, demo_folder):
     from ragkit.widgets.judging import judging
 
-    view = judging(pipe, demo, judge_name="tester")
+    view = judging(demo_pipe, demo_folder, judge_name="tester")
     boxes = {cls: child for child in view.children for cls in child._dom_classes}
     assert "no query yet" in boxes["ragkit-judging-shown"].value
     assert boxes["ragkit-judging-passage"].value == "", "before a query nothing is pooled, so nothing is 'all judged'"
     boxes["ragkit-judging-query"].value = "who cleans the kitchen"
     assert "passage 1 of" in boxes["ragkit-judging-passage"].value
     assert "judged 0 /" in boxes["ragkit-judging-progress"].value
-    journal = len(read_jsonl(demo / JOURNAL))
+    journal = len(read_jsonl(demo_folder / JOURNAL))
     boxes["ragkit-judging-key"].value = "n 1712345678901"  # what the keys box's hook sends for the key n
     assert "judged 0 /" not in boxes["ragkit-judging-progress"].value
     assert "recorded: does not answer" in boxes["ragkit-judging-message"].value
-    assert len(read_jsonl(demo / JOURNAL)) == journal + 1
+    assert len(read_jsonl(demo_folder / JOURNAL)) == journal + 1
     boxes["ragkit-judging-quote"].value = "no such words in any passage of this folder"
     assert "quote refused" in boxes["ragkit-judging-message"].value
-    assert [r["verdict"] for _, r in read_jsonl(demo / JOURNAL)][-1] == "no"
+    assert [r["verdict"] for _, r in read_jsonl(demo_folder / JOURNAL)][-1] == "no"
 
 
-def test_query_drafts_are_parsed_reviewed_and_their_prompts_shipped(demo):
+def test_query_drafts_are_parsed_reviewed_and_their_prompts_shipped(demo_folder):
     shipped = [record for _, record in read_jsonl(DEMO / "llm" / "draft-prompts.jsonl")]
     assert shipped == prompt_lines(load_documents(DEMO / "corpus")), "the shipped prompts are current"
     assert parse_drafts("1. Who sets the alarm?\n2) who sets the alarm?\n- 成都访客怎么登记？\n") == [
         "Who sets the alarm?", "成都访客怎么登记？"]
-    before = snapshot(demo)
-    assert review_draft(demo, "who sets the alarm", "reject") == "rejected: nothing written"
-    assert snapshot(demo) == before
-    assert review_draft(demo, "who sets the alarm", "accept").startswith("accepted as q-001")
-    assert json.loads((demo / "queries.jsonl").read_text().splitlines()[-1])["evidence"] == []
+    before = snapshot(demo_folder)
+    assert review_draft(demo_folder, "who sets the alarm", "reject") == "rejected: nothing written"
+    assert snapshot(demo_folder) == before
+    assert review_draft(demo_folder, "who sets the alarm", "accept").startswith("accepted as q-001")
+    assert json.loads((demo_folder / "queries.jsonl").read_text().splitlines()[-1])["evidence"] == []
 
 
-def test_the_drafts_widget_shows_one_document_at_a_time_and_keeps_what_was_decided(demo):
-    view = drafts_widget(demo, {"alarm": ["who sets the alarm", "when is the alarm tested"], "visitors": ["where do visitors sign in"]})
+def test_the_drafts_widget_shows_one_document_at_a_time_and_keeps_what_was_decided(demo_folder):
+    view = drafts_widget(demo_folder, {"alarm": ["who sets the alarm", "when is the alarm tested"], "visitors": ["where do visitors sign in"]})
     menu, *rows = view.children
     assert [row.children[0].value for row in rows] == ["who sets the alarm", "when is the alarm tested"]
     rows[0].children[1].click()  # accept the first draft of the first document
@@ -322,14 +308,14 @@ def test_the_drafts_widget_shows_one_document_at_a_time_and_keeps_what_was_decid
     assert [row.children[0].value for row in view.children[1:]] == ["where do visitors sign in"]
     menu.value = "alarm"
     assert view.children[1] is rows[0] and rows[0].children[0].disabled, "coming back shows the decision"
-    assert [r["text"] for r in map(json.loads, (demo / "queries.jsonl").read_text().splitlines())][-1] == \
+    assert [r["text"] for r in map(json.loads, (demo_folder / "queries.jsonl").read_text().splitlines())][-1] == \
         "who sets the alarm"
-    assert drafts_widget(demo, {}).children[0].value == "<i>no drafts</i>"
+    assert drafts_widget(demo_folder, {}).children[0].value == "<i>no drafts</i>"
 
 
-def test_load_query_orders_the_pool_the_same_every_time(pipe, demo):
-    session = open_session(pipe, demo)
-    query = labelled_queries(demo)[0]
+def test_load_query_orders_the_pool_the_same_every_time(demo_pipe, demo_folder):
+    session = open_session(demo_pipe, demo_folder)
+    query = labelled_queries(demo_folder)[0]
     first = [u.chunk_id for u in load_query(session, query).units]
     assert [u.chunk_id for u in load_query(session, query).units] == first
     assert first != sorted(first), "shuffled, not in the corpus's order"
