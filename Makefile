@@ -7,6 +7,9 @@ STAMP := $(VENV)/.ragkit-installed
 LAB_ARGS ?=
 WORKBOOK ?= workbook
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+NO_NEWS := "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}
+WIDGET_STATE := "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}
+LAB_OVERRIDES := {$(NO_NEWS), $(WIDGET_STATE)}
 
 .PHONY: install lab test bench data-check clean-cache
 
@@ -25,13 +28,13 @@ install: $(STAMP)
 # The learner works in $(WORKBOOK)/, a copy of the notebooks that git ignores: a notebook is copied only when
 # the copy is missing, so a learner's work is never overwritten, notebooks/ stays clean for `git pull`, and a
 # notebook added upstream appears on the next `make lab`. The kernels find the exercise checks in notebooks/,
-# and JupyterLab asks no question about news (the course runs offline).
+# JupyterLab asks no question about news (the course runs offline), and it saves the widgets' state with a
+# notebook, so a learner's autosaved notebook reopens with its widgets drawn instead of "model not found".
 lab: $(STAMP)
 	@mkdir -p $(WORKBOOK) $(LAB_SETTINGS)
 	@for notebook in notebooks/[0-9]*.ipynb; do \
 		test -e "$(WORKBOOK)/$${notebook##*/}" || cp "$$notebook" "$(WORKBOOK)/"; done
-	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
-		> $(LAB_SETTINGS)/overrides.json
+	@echo '$(LAB_OVERRIDES)' > $(LAB_SETTINGS)/overrides.json
 	PYTHONPATH="$(CURDIR)/notebooks" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/jupyter lab $(WORKBOOK)/ \
 		--allow-root --LabApp.extension_manager=readonly --LabApp.news_url=None \
 		--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate --ServerApp.open_browser=True $(LAB_ARGS)

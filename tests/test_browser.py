@@ -336,12 +336,13 @@ def lab_server(folder: Path, notebooks: dict[str, dict], copied: tuple[str, ...]
     else:
         (course / "data").symlink_to(ROOT / "data", target_is_directory=True)
     (course / "notebooks" / "exercises").symlink_to(ROOT / "notebooks" / "exercises", target_is_directory=True)
-    settings = {  # no news or update prompts (offline), and every cell in the page
-        "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
-        "notebook-extension/tracker": {"windowingMode": "none"},
+    settings = {  # no news or update prompts (offline), every cell in the page, widget state saved as make lab sets
+        "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+        "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+        "@jupyter-widgets/jupyterlab-manager/plugin": {"saveState": True},
     }
     for name, values in settings.items():
-        path = folder / "settings" / "@jupyterlab" / f"{name}.jupyterlab-settings"
+        path = folder / "settings" / f"{name}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "RAGKIT_PROGRESS": "0",
@@ -727,6 +728,8 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, req
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 shutil.copy(tmp_path / case.docs, SCREENSHOTS / case.docs)
         page.screenshot(path=tmp_path / "page.png")
+        if case.notebook == PLAYGROUND:
+            reopen_after_saving(page, lab, case.notebook)
         close_notebook(page, lab, case.notebook)  # an error while it closes is this notebook's, not the next one's
         assert not problems, f"{case.notebook}: errors in the browser on closing it:\n" + "\n".join(problems[:10])
         steps = ", ".join(f"{name} {b - a:.0f} s" for name, a, b in
@@ -743,6 +746,24 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, req
             with contextlib.suppress(OSError):
                 for session in sessions_of(lab, case.notebook):
                     api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
+
+
+def reopen_after_saving(page, lab: Lab, notebook: str) -> None:
+    """A learner's notebook saved with live widgets (JupyterLab autosaves it), closed, its kernel stopped, then
+    opened again: every widget shows (from the state saved with it, `saveState` in the lab's settings, as `make
+    lab` sets it), and none as "Error displaying widget: model not found"."""
+    page.evaluate(f"() => {APP}.context.save()")
+    page.wait_for_function(f"() => !{APP}.context.model.dirty", timeout=30_000)
+    close_notebook(page, lab, notebook)
+    deadline = time.monotonic() + 30
+    while sessions_of(lab, notebook) and time.monotonic() < deadline:
+        time.sleep(POLL)
+    open_notebook(page, lab, notebook, in_place=True)
+    time.sleep(2)  # the saved widget state is restored as the notebook opens
+    shown = page.evaluate(f"() => {APP}.node.innerText")
+    assert "Error displaying widget" not in shown, f"{notebook} reopened after a save: a widget shows an error"
+    assert page.locator(METRICS).count() > 0 and page.locator(METRICS).first.is_visible(), \
+        f"{notebook} reopened after a save: the playground's metrics table is not shown"
 
 
 def sessions_of(lab: Lab, notebook: str) -> list[dict]:

@@ -48,6 +48,8 @@ def test_make_lab_serves_a_working_copy_of_the_notebooks(root, tmp_path):
         assert copied == sorted(path.name for path in (root / "notebooks").glob("[0-9]*.ipynb"))
         overrides = json.loads((root / ".venv/share/jupyter/lab/settings/overrides.json").read_text())
         assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+        assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"]["saveState"] is True, \
+            "an autosaved notebook must keep its widgets' state, or it reopens with 'model not found'"
         kernel = subprocess.run(["make", "-n", "lab", f"WORKBOOK={workbook}"], cwd=root, capture_output=True,
                                 text=True).stdout
         assert f'PYTHONPATH="{root}/notebooks"' in kernel, "the kernels must find notebooks/exercises/"
