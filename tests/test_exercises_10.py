@@ -1,6 +1,8 @@
 """Notebook 10's exercise checks (10 · Evaluation and 10 · Metrics and diagnosis): each accepts a right answer
 computed another way, rejects the plausible wrong answers, and never gives the answer away in its message."""
 
+import re
+
 import numpy as np
 import pytest
 from helpers import computed_once, exercise_checks
@@ -241,3 +243,144 @@ def test_success_means_messages_give_nothing_away(course_pipe, dev_queries, dev_
             checks.check_success_means(answer, course_pipe, dev_queries)
         message = str(failure.value)
         assert message and not any(number in message for number in right), f"{slip}: {message}"
+
+
+# Exercise 2 of 10 · Evaluation: Holm and Benjamini–Hochberg by hand. The right answers come from statsmodels'
+# multipletests (an implementation neither the check nor the notebook wrote); the slips are written out here.
+def rejected_by(method, p_values=None):
+    from statsmodels.stats.multitest import multipletests
+
+    p_values = p_values or checks.P_VALUES
+    names = list(p_values)
+    reject = multipletests([p_values[n] for n in names], alpha=0.05, method=method)[0]
+    return {name for name, r in zip(names, reject, strict=True) if r}
+
+
+def in_order(p_values, line, step_up=False, stop=True):
+    """Apply `line(i, m)` (i from 1) to the p-values sorted, or to the order given when `p_values` is a list."""
+    ordered = p_values if isinstance(p_values, list) else sorted(checks.P_VALUES, key=checks.P_VALUES.get)
+    m, passed = len(ordered), [checks.P_VALUES[n] <= line(i, len(ordered)) for i, n in enumerate(ordered, 1)]
+    if step_up:
+        return set(ordered[:max((i for i, ok in enumerate(passed, 1) if ok), default=0)])
+    if stop:
+        return set(ordered[:next((i for i, ok in enumerate(passed) if not ok), m)])
+    return {n for n, ok in zip(ordered, passed, strict=True) if ok}
+
+
+def holm_line(i, m):
+    return 0.05 / (m - i + 1)
+
+
+def bh_line(i, m):
+    return i * 0.05 / m
+
+
+HOLM, BH = rejected_by("holm"), rejected_by("fdr_bh")
+GIVEN_ORDER = list(checks.P_VALUES)
+WRONG_HOLM = {
+    "Bonferroni: every p-value against α / m": rejected_by("bonferroni"),
+    "step-down not stopped at the first failure": in_order(None, holm_line, stop=False),
+    "stepped up (Hochberg)": rejected_by("simes-hochberg"),
+    "unsorted p-values": in_order(GIVEN_ORDER, holm_line),
+    "lines the wrong way round (α / i)": in_order(None, lambda i, m: 0.05 / i),
+    "no correction": {n for n, p in checks.P_VALUES.items() if p <= 0.05},
+    "Benjamini and Hochberg's set": BH,
+    "the smallest p-value only": {min(checks.P_VALUES, key=checks.P_VALUES.get)},
+    "none": set(),
+}
+WRONG_BH = {
+    "step-down, stopped at the first failure": in_order(None, bh_line),
+    "only the p-values under their own line": in_order(None, bh_line, stop=False),
+    "unsorted p-values": in_order(GIVEN_ORDER, bh_line, step_up=True),
+    "no correction": {n for n, p in checks.P_VALUES.items() if p <= 0.05},
+    "Holm's set": HOLM,
+    "Bonferroni": rejected_by("bonferroni"),
+    "Benjamini–Yekutieli": rejected_by("fdr_by"),
+    "none": set(),
+}
+
+
+def test_corrections_accept_a_right_answer():
+    assert HOLM == checks.holm_by_loop(checks.P_VALUES) and BH == checks.bh_by_loop(checks.P_VALUES)
+    assert checks.check_corrections(HOLM, BH) == "right"
+    assert checks.check_corrections(sorted(HOLM), tuple(name.lower() for name in BH)) == "right"
+
+
+def test_the_slips_are_distinct_answers():
+    # each slip must give another set than the right one on these p-values, or the test below would prove nothing
+    assert all(slip != HOLM for slip in WRONG_HOLM.values()) and all(slip != BH for slip in WRONG_BH.values())
+    assert len({frozenset(s) for s in [*WRONG_HOLM.values(), *WRONG_BH.values()]}) >= 10   # ten different sets
+
+
+@pytest.mark.parametrize("slip", list(WRONG_HOLM))
+def test_corrections_reject_a_wrong_holm(slip):
+    with pytest.raises(AssertionError):
+        checks.check_corrections(WRONG_HOLM[slip], BH)
+
+
+@pytest.mark.parametrize("slip", list(WRONG_BH))
+def test_corrections_reject_a_wrong_bh(slip):
+    with pytest.raises(AssertionError):
+        checks.check_corrections(HOLM, WRONG_BH[slip])
+
+
+@pytest.mark.parametrize("answer", ["H5", 5, None, [1, 2], {"H11"}])
+def test_corrections_reject_a_malformed_answer(answer):
+    with pytest.raises(AssertionError):
+        checks.check_corrections(answer, BH)
+
+
+def test_corrections_messages_give_nothing_away():
+    for wrong, right in [*((w, BH) for w in WRONG_HOLM.values()), *((HOLM, w) for w in WRONG_BH.values())]:
+        holm_answer, bh_answer = (wrong, right) if right is BH else (right, wrong)
+        with pytest.raises(AssertionError) as failure:
+            checks.check_corrections(holm_answer, bh_answer)
+        message = str(failure.value)
+        assert message and not re.search(r"H\d", message), message
+
+
+# Exercise 3 of 10 · Evaluation: spot the unpaired bootstrap. Which snippets break the pairs is found by running
+# them: on two systems whose per-query scores move together, a paired interval is about as wide as
+# ragkit's paired_bootstrap, and one that resamples the systems apart is several times wider.
+def snippets_that_break_the_pairs():
+    rng = np.random.default_rng(7)
+    before = rng.random(150)
+    after = np.clip(before + rng.normal(0.05, 0.05, 150), 0, 1)   # strongly paired: hard queries stay hard
+    _, low, high = paired_bootstrap(before, after, seed=0)
+    widths = {label: np.subtract(*snippet(before, after, np.random.default_rng(1))[::-1])
+              for label, snippet in checks.SNIPPETS.items()}
+    assert all(0.8 < width / (high - low) < 1.25 or width / (high - low) > 3 for width in widths.values()), widths
+    return {label for label, width in widths.items() if width > 3 * (high - low)}
+
+
+def test_unpaired_accepts_a_right_answer():
+    found = snippets_that_break_the_pairs()
+    assert checks.check_unpaired(found) == "right"
+    assert checks.check_unpaired(sorted(label.lower() for label in found)) == "right"
+
+
+WRONG_UNPAIRED = {"the paired one (A)": {"A"}, "resampling the differences (C)": {"C"}, "both paired ones": {"A", "C"},
+                  "only the obvious one (B)": {"B"}, "only the shuffled one (D)": {"D"},
+                  "one paired among them": {"B", "C", "D"}, "every snippet": {"A", "B", "C", "D"}, "none": set(),
+                  "a letter that names no snippet": {"B", "E"}, "a string": "BD"}
+
+
+@pytest.mark.parametrize("slip", list(WRONG_UNPAIRED))
+def test_unpaired_rejects_a_wrong_answer(slip):
+    with pytest.raises(AssertionError) as failure:
+        checks.check_unpaired(WRONG_UNPAIRED[slip])
+    assert not re.search(r"'[BD]'", str(failure.value)), f"{slip}: the message names a right letter"
+
+
+def test_exercises_show_the_snippets_and_p_values_the_checks_use():
+    import inspect
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).parents[1] / "notebooks" / "10_evaluation.ipynb").read_text(encoding="utf-8"))
+    text = "".join("".join(c["source"]) for c in cells["cells"] if c["cell_type"] == "markdown")
+    for label, snippet in checks.SNIPPETS.items():
+        body = inspect.getsource(snippet).replace(snippet.__name__, f"snippet_{label.lower()}")
+        assert body.strip() in text, f"the exercise does not show snippet {label} as the check runs it"
+    for name, p in checks.P_VALUES.items():
+        assert f"{name} = {p}" in text or f"{name}: {p}" in text, f"the exercise does not show {name}'s p-value"

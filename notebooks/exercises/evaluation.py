@@ -5,7 +5,10 @@ test queries), and raises `AssertionError` saying what is wrong with the answer.
 The checks do not use the notebooks' own derivations: the paired bootstrap of exercise 1 is written out here
 with numpy, and the chunk-level relevance of the success@k exercise (which chunk answers which part) is
 written out here as a plain loop. The reference for success@k, and for its means over the dev queries, is
-trec_eval (`pytrec_eval`).
+trec_eval (`pytrec_eval`). The corrections of exercise 2 are Holm's and Benjamini and Hochberg's procedures written
+out here as plain loops over the sorted p-values (the tests compare them with statsmodels' `multipletests`), and
+the snippets of exercise 3 are given here so that a learner can run them; which of them break the pairs is
+shown in the tests by running them, not by reading this file.
 `tests/test_exercises_10.py` shows that each check accepts a right answer computed another way and rejects
 plausible wrong ones.
 """
@@ -142,4 +145,127 @@ def check_success_means(means, pipe, dev):
         assert abs(yours[k] - expected[k]) <= TOLERANCE, \
             f"your mean for k = {k} is not the share of the dev queries with an answering chunk in the default " \
             f"hybrid's top {k}"
+    return "right"
+
+
+# Exercise 2 of 10 · Evaluation: Holm, and Benjamini and Hochberg, by hand on ten p-values (given unsorted)
+P_VALUES = {"H1": 0.034, "H2": 0.0052, "H3": 0.2, "H4": 0.009, "H5": 0.001, "H6": 0.047, "H7": 0.0071, "H8": 0.032,
+            "H9": 0.007, "H10": 0.044}
+ALPHA = 0.05
+
+
+def holm_by_loop(p_values: dict, alpha: float = ALPHA) -> set:
+    """Holm (1979) as he states it: the i-th smallest p-value (i from 0) against alpha / (m − i); stop at the first
+    that is above its line."""
+    rejected = set()
+    for i, name in enumerate(sorted(p_values, key=p_values.get)):
+        if p_values[name] > alpha / (len(p_values) - i):
+            break
+        rejected.add(name)
+    return rejected
+
+
+def bh_by_loop(p_values: dict, q: float = ALPHA) -> set:
+    """Benjamini and Hochberg (1995): the largest i (from 1) whose i-th smallest p-value is at most i · q / m; the
+    i smallest p-values are rejected, even those above their own line."""
+    ordered = sorted(p_values, key=p_values.get)
+    largest = max((i for i, name in enumerate(ordered, 1) if p_values[name] <= i * q / len(ordered)), default=0)
+    return set(ordered[:largest])
+
+
+def hypotheses(answer, name: str) -> set:
+    """The learner's answer as a set of hypothesis names."""
+    assert not isinstance(answer, (str, bytes)) and hasattr(answer, "__iter__"), \
+        f"{name} is a set of hypothesis names from P_VALUES, for example {{'H3', 'H6'}}"
+    names = {str(label).strip().upper() for label in answer}
+    assert names <= set(P_VALUES), f"{name} holds names that are not hypotheses of P_VALUES: {sorted(names - set(P_VALUES))}"
+    return names
+
+
+def check_corrections(holm_rejects, bh_rejects, p_values=None):
+    p_values = dict(P_VALUES if p_values is None else p_values)
+    holm_set, bh_set = hypotheses(holm_rejects, "holm_rejects"), hypotheses(bh_rejects, "bh_rejects")
+    m, ordered = len(p_values), sorted(p_values, key=p_values.get)
+    raw = {name for name, p in p_values.items() if p <= ALPHA}
+    in_given_order = list(p_values)
+    for name, yours in (("holm_rejects", holm_set), ("bh_rejects", bh_set)):
+        assert yours <= raw, f"{name} rejects a hypothesis whose p-value is above {ALPHA} even before any correction"
+        assert yours != raw or yours == (holm_by_loop if name == "holm_rejects" else bh_by_loop)(p_values), \
+            f"{name} is every p-value at most {ALPHA}: no correction at all"
+    if holm_set != holm_by_loop(p_values):
+        assert holm_set != {n for n in p_values if p_values[n] <= ALPHA / m}, \
+            "holm_rejects compares every p-value with α / m (Bonferroni): Holm's line rises at each step"
+        assert holm_set != {n for i, n in enumerate(ordered) if p_values[n] <= ALPHA / (m - i)}, \
+            "holm_rejects keeps going after a p-value fails its line: Holm's procedure stops at the first failure"
+        step_up = max((i for i, n in enumerate(ordered, 1) if p_values[n] <= ALPHA / (m - i + 1)), default=0)
+        assert holm_set != set(ordered[:step_up]), \
+            "holm_rejects steps up from the largest p-value (that is Hochberg's procedure); Holm steps down from the " \
+            "smallest and stops at the first p-value above its line"
+        assert holm_set != holm_by_loop_in_order(p_values, in_given_order), \
+            "holm_rejects applies the lines to the p-values in the order given: sort them first"
+        raise AssertionError("holm_rejects is not the set Holm's step-down procedure rejects at α = 0.05")
+    if bh_set != bh_by_loop(p_values):
+        step_down = next((i for i, n in enumerate(ordered) if p_values[n] > (i + 1) * ALPHA / m), m)
+        assert bh_set != set(ordered[:step_down]), \
+            "bh_rejects stops at the first p-value above its line (a step-down); Benjamini and Hochberg step up: " \
+            "find the largest i whose p-value is under its line"
+        assert bh_set != {n for i, n in enumerate(ordered, 1) if p_values[n] <= i * ALPHA / m}, \
+            "bh_rejects keeps only the p-values under their own line; every p-value smaller than the largest one " \
+            "under its line is rejected too"
+        in_order = max((i for i, n in enumerate(in_given_order, 1) if p_values[n] <= i * ALPHA / m), default=0)
+        assert bh_set != set(in_given_order[:in_order]), \
+            "bh_rejects applies the lines to the p-values in the order given: sort them first"
+        raise AssertionError("bh_rejects is not the set Benjamini and Hochberg's step-up procedure rejects at q = 0.05")
+    return "right"
+
+
+def holm_by_loop_in_order(p_values: dict, order: list) -> set:
+    """The slip of applying Holm's lines to the p-values in the order given, unsorted."""
+    rejected = set()
+    for i, name in enumerate(order):
+        if p_values[name] > ALPHA / (len(order) - i):
+            break
+        rejected.add(name)
+    return rejected
+
+
+# Exercise 3 of 10 · Evaluation: spot the bootstrap that breaks the pairs. Each snippet returns a 95 % interval of
+# the mean difference after − before over the same queries (two numpy arrays, one value per query).
+def snippet_a(before, after, rng, n_resamples=10_000):
+    picks = rng.integers(0, len(before), size=(n_resamples, len(before)))
+    return np.percentile(after[picks].mean(axis=1) - before[picks].mean(axis=1), [2.5, 97.5])
+
+
+def snippet_b(before, after, rng, n_resamples=10_000):
+    size = (n_resamples, len(before))
+    means_before = before[rng.integers(0, len(before), size)].mean(axis=1)
+    means_after = after[rng.integers(0, len(after), size)].mean(axis=1)
+    return np.percentile(means_after - means_before, [2.5, 97.5])
+
+
+def snippet_c(before, after, rng, n_resamples=10_000):
+    differences = after - before
+    means = [rng.choice(differences, size=len(differences)).mean() for _ in range(n_resamples)]
+    return np.percentile(means, [2.5, 97.5])
+
+
+def snippet_d(before, after, rng, n_resamples=10_000):
+    picks = rng.integers(0, len(before), size=(n_resamples, len(before)))
+    shuffled = after[rng.permutation(len(after))]
+    return np.percentile((shuffled[picks] - before[picks]).mean(axis=1), [2.5, 97.5])
+
+
+SNIPPETS = {"A": snippet_a, "B": snippet_b, "C": snippet_c, "D": snippet_d}
+BREAK_THE_PAIRS = {"B", "D"}   # B draws each system's queries on its own; D shuffles one system's queries first
+
+
+def check_unpaired(unpaired):
+    assert not isinstance(unpaired, (str, bytes)) and hasattr(unpaired, "__iter__"), \
+        "unpaired is a set of snippet letters, for example {'A'}"
+    yours = {str(label).strip().upper() for label in unpaired}
+    assert yours <= set(SNIPPETS), f"unpaired holds letters that name no snippet: {sorted(yours - set(SNIPPETS))}"
+    assert yours, "at least one snippet treats the two systems' queries as independent samples"
+    assert not yours - BREAK_THE_PAIRS, \
+        "a snippet you named keeps each query's two scores together in every resample: its interval is a paired one"
+    assert not BREAK_THE_PAIRS - yours, "another snippet also breaks the pairs, in a less obvious way"
     return "right"
