@@ -128,3 +128,37 @@ def test_the_slider_says_beside_itself_that_it_configures_the_pipeline(course_do
     assert pipe.config.mmr_lambda == 0.5
     assert bytes(image.value) != before and bytes(image.value)[:4] == b"\x89PNG", "the marked λ moves in place"
     assert int(slider.layout.width.removesuffix("px")) >= 400, "a long slider: a drag moves it in small steps"
+
+
+def test_the_lambda_plot_labels_every_point_where_no_label_covers_data_and_keeps_its_legend_off_the_axes():
+    """Notebook 08's curve: light λs pile up beside no MMR (here as on the course data), so the figure zooms on
+    them; every λ gets a readable label in one panel or both, no label covers another or a point, and the legend
+    sits below the plots."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from ragkit.widgets.mmr import lambda_figure
+
+    points = {"off": (0.842, 0.703), 0.1: (0.574, 0.557), 0.3: (0.698, 0.653), 0.5: (0.809, 0.708),
+              0.6: (0.826, 0.708), 0.7: (0.836, 0.705), 0.8: (0.842, 0.705), 0.9: (0.846, 0.704), 1.0: (0.842, 0.703)}
+    curve = pd.DataFrame(points, index=["relevance", "diversity"]).T.rename_axis("mmr_lambda")
+    figure, stars, legend = lambda_figure(curve)
+    renderer = figure.canvas.get_renderer()
+    texts = {ax: [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts] for ax in figure.axes}
+    shown = {name for labels in texts.values() for text, _ in labels for name in text.split(" = ")}
+    assert shown == {"no MMR", *(str(key) for key in points if key != "off")}, shown
+    assert "1.0 = no MMR" in [text for text, _ in texts[figure.axes[1]]], "coinciding points share one label"
+    for ax, labels in texts.items():
+        markers = ax.transData.transform(curve.to_numpy(float))
+        inside = [m for m in markers if ax.get_window_extent().contains(*m)]
+        for i, (text, box) in enumerate(labels):
+            assert not any(box.overlaps(other) for _, other in labels[i + 1:]), f"{text}: labels overlap"
+            assert not any(box.x0 - 4 < x < box.x1 + 4 and box.y0 - 4 < y < box.y1 + 4 for x, y in inside), \
+                f"{text} covers a point"
+    xlim = figure.axes[1].get_xlim()
+    assert xlim[1] - xlim[0] < 0.15 * (0.846 - 0.574), "the right panel zooms in over six times"
+    legend_box = legend.get_window_extent(renderer)
+    assert all(not legend_box.overlaps(ax.get_window_extent()) for ax in figure.axes), "the legend sits below"
+    assert len(stars) == 2

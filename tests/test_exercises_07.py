@@ -38,21 +38,27 @@ def failure20(course_pipe, course_queries):
 @pytest.fixture(scope="module")
 def usd(course_pipe):
     """The cost in millionths of a dollar from arrays, with token counts made here (notebook 01's WordPiece, with
-    no length limit): a cached document is written once and read n − 1 times; `reads`, `output` and `padded`
-    let a wrong answer change one term (`padded`: every count raised to 128, as the model's tokenizer.json
-    pads a shorter text)."""
+    no length limit) from the recorded files themselves: a cached document is written once and read n − 1 times;
+    `contexts` picks the recorded set ("llm" the course's variant, "plain" Anthropic's method), and `reads`,
+    `output` and `padded` let a wrong answer change one term (`padded`: every count raised to 128, as the
+    model's tokenizer.json pads a shorter text)."""
     from ragkit.embed.wordpiece import WordPieceTokenizer
 
     tokenizer = WordPieceTokenizer(max_length=10**6)
     docs, chunks = course_pipe.docs, course_pipe.chunks
-    lines = (ROOT / "data" / "llm" / "situating-contexts.jsonl").read_text(encoding="utf-8").splitlines()
+
+    def context_counts(path):
+        lines = (ROOT / "data" / "llm" / path).read_text(encoding="utf-8").splitlines()
+        return np.array([len(tokenizer.encode(json.loads(line)["response"]).ids) for line in lines])
+
     counts = {"doc": np.array([len(tokenizer.encode(d.text).ids) for d in docs]),
               "chunk": np.array([len(tokenizer.encode(c.text).ids) for c in chunks]),
-              "context": np.array([len(tokenizer.encode(json.loads(line)["response"]).ids) for line in lines])}
+              "llm": context_counts("situating-contexts.jsonl"),
+              "plain": context_counts("plain/situating-contexts.jsonl")}
     n = np.array([sum(c.doc_id == d.doc_id for c in chunks) for d in docs])
 
-    def compute(minimum, reads=lambda n: n - 1, output=True, padded=False):
-        doc, chunk, context = (np.maximum(counts[k], 128) if padded else counts[k] for k in ("doc", "chunk", "context"))
+    def compute(minimum, contexts="llm", reads=lambda n: n - 1, output=True, padded=False):
+        doc, chunk, context = (np.maximum(counts[k], 128) if padded else counts[k] for k in ("doc", "chunk", contexts))
         fixed = chunk.sum() * PRICES["input"] + output * n.sum() * int(context.mean()) * PRICES["output"]
         cached = doc * (PRICES["cache write"] + PRICES["cache read"] * reads(n))
         return fixed + np.where(doc >= minimum, cached, doc * n * PRICES["input"]).sum()
@@ -62,7 +68,7 @@ def usd(course_pipe):
 
 def test_the_counts_are_not_padded(usd):
     """The right answer is not the one with counts padded to 128, a slip the notebook itself once made."""
-    assert abs(usd(math.inf) / usd(0) - usd(math.inf, padded=True) / usd(0, padded=True)) > 0.05
+    assert abs(usd(math.inf) / usd(1024) - usd(math.inf, padded=True) / usd(1024, padded=True)) > 0.05
 
 
 @pytest.mark.parametrize("lang", ["all", "en", "zh"])
@@ -95,38 +101,54 @@ def test_check_bm25_rejects_a_wrong_answer(failure20, course_pipe, slip):
 
 
 def right_ratios(usd):
-    return usd(math.inf) / usd(0), usd(math.inf) / usd(1024)
+    return usd(math.inf) / usd(1024), usd(math.inf, "plain") / usd(0, "plain")
 
 
 def test_check_saving_accepts_a_right_answer(usd, course_pipe):
-    every, minimum = right_ratios(usd)
-    assert checks.check_saving(every, minimum, course_pipe, PRICES) == "right"
-    assert checks.check_saving(round(every, 2), round(minimum, 2), course_pipe, PRICES) == "right"
+    minimum, plain = right_ratios(usd)
+    assert checks.check_saving(minimum, plain, course_pipe, PRICES) == "right"
+    assert checks.check_saving(round(minimum, 2), round(plain, 2), course_pipe, PRICES) == "right"
+    assert checks.check_saving(minimum + 0.0049, plain - 0.0049, course_pipe, PRICES) == "right", "within 0.005"
+
+
+def test_the_answers_are_not_on_screen(usd):
+    """The notebook's bill shows every document cached, the 2,048 minimum and no caching for the course's contexts:
+    neither answer is a ratio of two of those costs, at two decimals or at the three the table prints."""
+    shown = [usd(0), usd(2048), usd(math.inf)]
+    readable = {a / b for a in shown for b in shown if a > b}
+    readable |= {round(a / 1e6, 3) / round(b / 1e6, 3) for a in shown for b in shown if a > b}
+    for answer in right_ratios(usd):
+        assert all(abs(answer - value) > 0.01 for value in readable)
 
 
 SAVING_WRONG = {
-    "one decimal, not two": lambda usd: (round(usd(math.inf) / usd(0), 1), usd(math.inf) / usd(1024)),
-    "the ratios inverted": lambda usd: (usd(0) / usd(math.inf), usd(1024) / usd(math.inf)),
-    "the 2,048 minimum, not 1,024": lambda usd: (usd(math.inf) / usd(0), usd(math.inf) / usd(2048)),
-    "the two swapped": lambda usd: (usd(math.inf) / usd(1024), usd(math.inf) / usd(0)),
-    "the output tokens left out": lambda usd: (usd(math.inf, output=False) / usd(0, output=False),
-                                               usd(math.inf, output=False) / usd(1024, output=False)),
+    "one decimal, not two": lambda usd: (round(usd(math.inf) / usd(1024), 1), usd(math.inf, "plain") / usd(0, "plain")),
+    "the ratios inverted": lambda usd: (usd(1024) / usd(math.inf), usd(0, "plain") / usd(math.inf, "plain")),
+    "the 2,048 minimum, not 1,024": lambda usd: (usd(math.inf) / usd(2048), usd(math.inf, "plain") / usd(0, "plain")),
+    "the two swapped": lambda usd: (usd(math.inf, "plain") / usd(0, "plain"), usd(math.inf) / usd(1024)),
+    "the course's contexts, as on screen": lambda usd: (usd(math.inf) / usd(1024), usd(math.inf) / usd(0)),
+    "Anthropic's contexts for both": lambda usd: (usd(math.inf, "plain") / usd(1024, "plain"),
+                                                  usd(math.inf, "plain") / usd(0, "plain")),
+    "the 1,024 minimum for both": lambda usd: (usd(math.inf) / usd(1024), usd(math.inf, "plain") / usd(1024, "plain")),
+    "every document cached for both": lambda usd: (usd(math.inf) / usd(0), usd(math.inf, "plain") / usd(0, "plain")),
+    "the output tokens left out": lambda usd: (usd(math.inf, output=False) / usd(1024, output=False),
+                                               usd(math.inf, "plain", output=False) / usd(0, "plain", output=False)),
     "each chunk reads its document from the cache": lambda usd: (
-        usd(math.inf) / usd(0, reads=lambda n: n), usd(math.inf) / usd(1024, reads=lambda n: n)),
-    "the saving as a share, not a ratio": lambda usd: (1 - usd(0) / usd(math.inf), 1 - usd(1024) / usd(math.inf)),
-    "the saving in dollars, not a ratio": lambda usd: ((usd(math.inf) - usd(0)) / 1e6,
-                                                       (usd(math.inf) - usd(1024)) / 1e6),
-    "token counts padded to 128": lambda usd: (usd(math.inf, padded=True) / usd(0, padded=True),
-                                               usd(math.inf, padded=True) / usd(1024, padded=True)),
-    "the 1,024 ratio for both": lambda usd: (usd(math.inf) / usd(1024), usd(math.inf) / usd(1024)),
+        usd(math.inf) / usd(1024, reads=lambda n: n), usd(math.inf, "plain") / usd(0, "plain", reads=lambda n: n)),
+    "the saving as a share, not a ratio": lambda usd: (1 - usd(1024) / usd(math.inf),
+                                                       1 - usd(0, "plain") / usd(math.inf, "plain")),
+    "the saving in dollars, not a ratio": lambda usd: ((usd(math.inf) - usd(1024)) / 1e6,
+                                                       (usd(math.inf, "plain") - usd(0, "plain")) / 1e6),
+    "token counts padded to 128": lambda usd: (usd(math.inf, padded=True) / usd(1024, padded=True),
+                                               usd(math.inf, "plain", padded=True) / usd(0, "plain", padded=True)),
 }
 
 
 def test_check_saving_names_a_swap_and_a_value_below_one(usd, course_pipe):
-    every, minimum = right_ratios(usd)
-    with pytest.raises(AssertionError, match="other caching rule"):
-        checks.check_saving(minimum, every, course_pipe, PRICES)
-    dollars = (usd(math.inf) - usd(0)) / 1e6, (usd(math.inf) - usd(1024)) / 1e6
+    minimum, plain = right_ratios(usd)
+    with pytest.raises(AssertionError, match="other question"):
+        checks.check_saving(plain, minimum, course_pipe, PRICES)
+    dollars = (usd(math.inf) - usd(1024)) / 1e6, (usd(math.inf, "plain") - usd(0, "plain")) / 1e6
     with pytest.raises(AssertionError, match="times cheaper") as raised:
         checks.check_saving(*dollars, course_pipe, PRICES)
     assert "larger" not in str(raised.value), "a dollar saving is not a cache that makes the bill larger"
