@@ -1,6 +1,7 @@
 """The "no answer" threshold: known answers, scikit-learn as the reference, and the widget's callback."""
 
 import math
+import re
 
 import matplotlib
 import numpy as np
@@ -11,7 +12,13 @@ from ragkit.errors import RagkitError
 from ragkit.evaluate.refusal import best_threshold, refusal_table, threshold_summary, threshold_sweep
 from ragkit.rank.refuse import refusals
 from ragkit.widgets.figures import figure_png
-from ragkit.widgets.threshold import refusal_line, threshold_figure, threshold_update, threshold_widget
+from ragkit.widgets.threshold import (
+    NOTHING_REFUSED,
+    refusal_line,
+    threshold_figure,
+    threshold_update,
+    threshold_widget,
+)
 
 matplotlib.use("Agg")
 
@@ -157,6 +164,26 @@ def test_refusal_line_says_which_queries_it_refuses():
         in refusal_line(everything), "no doubt left whether 164 counts the answerable queries or those refused"
 
 
+def test_refusal_line_says_nothing_was_refused_instead_of_nan():
+    row = expected_line(TOP, ANSWERABLE, FAILURE, 0.1)  # every top score is above 0.1: nothing refused
+    assert "refuses 0 of the 4 queries" in row and f"refusal precision {NOTHING_REFUSED}, recall 0.000" in row, row
+    assert not re.search(r"\bnan\b", row, re.IGNORECASE), "an undefined precision is said in words, not as nan"
+    some = expected_line(TOP, ANSWERABLE, FAILURE, 0.5)
+    assert "refusal precision 0.500" in some and NOTHING_REFUSED not in some, "a defined precision is printed"
+
+
+def test_the_legend_covers_no_curve_or_threshold_line():
+    sweep = threshold_sweep(TOP, ANSWERABLE, FAILURE, [0.1, 0.3, 0.5, 0.7])
+    for figure in (threshold_figure(sweep, 0.3, base_rate=0.5), threshold_figure(sweep, 0.7)):
+        figure.canvas.draw()
+        ax = figure.axes[0]
+        legend, plot, whole = ax.get_legend().get_window_extent(), ax.get_window_extent(), figure.bbox
+        assert legend.x0 >= plot.x1, "the legend sits right of the plot, not over its data"
+        assert legend.x1 <= whole.x1 and legend.y0 >= whole.y0, "and inside the picture, not cut off"
+        assert [text.get_text() for text in ax.get_legend().get_texts()][:2] == ["refusal precision", "refusal recall"]
+    matplotlib.pyplot.close("all")
+
+
 def test_widget_drives_the_pipeline(course_case):
     pipe, dev, top, answerable, failure = course_case
     pipe = pipe.using()
@@ -170,6 +197,10 @@ def test_widget_drives_the_pipeline(course_case):
     assert numbers.value == expected_line(top, answerable, failure, 0.5), "after a move"
     assert image.value != before and image.value[:4] == b"\x89PNG", "the plot's pixels change in place"
     assert (slider.min, slider.max) == (0.1, 0.7), "the slider spans the swept thresholds"
+    assert not (top < 0.1).any(), "the course's dev queries all have a top cosine of 0.1 or more"
+    slider.value = 0.1
+    assert numbers.value == expected_line(top, answerable, failure, 0.1) and NOTHING_REFUSED in numbers.value
+    assert not re.search(r"\bnan\b", numbers.value, re.IGNORECASE), "nothing refused: said in words, not as nan"
     assert int(slider.layout.width.removesuffix("px")) >= 400, "a long slider: a drag moves it in small steps"
 
 

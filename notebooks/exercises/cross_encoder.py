@@ -1,5 +1,5 @@
-"""The check of notebook 09b's exercise (a cross-encoder from the course's model): a head that reads the passage
-alone.
+"""The check of notebook 09b's exercise (the course's bi-encoder reading the pair, with a linear head: the MiniLM
+pair head, not a trained cross-encoder): a head that reads the passage alone.
 
 The check takes the learner's answer, then the notebook's `pipe` (the default hybrid), and recomputes the
 answer from ragkit and scikit-learn: the answerable dev and test queries from the course data, each query's

@@ -4,8 +4,10 @@ The slider calls `pipe.configure(threshold=...)`; the numbers come from the pipe
 (which queries it refused, and the failure@5 of the rest) through `threshold_update`, a plain, unit-tested
 function, and `refusal_line` says them in one line; the curve of refusal precision and recall over all
 thresholds is drawn once by `threshold_figure`, and a move only shifts its threshold line (in place:
-`ragkit.widgets.figures`). The refusal stage itself is `ragkit.rank.refuse`, its measures `ragkit.evaluate.refusal`.
-Left out: thresholds on reranker scores (notebook 09) and one threshold per language.
+`ragkit.widgets.figures`). The legend sits right of the plot, off the curves and the threshold line; where nothing
+is refused, refusal precision is undefined and the line says so (`NOTHING_REFUSED`) instead of printing nan. The
+refusal stage itself is `ragkit.rank.refuse`, its measures `ragkit.evaluate.refusal`.
+Left out: one threshold per language, and sweeps of several scorers in one figure.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from ragkit.evaluate.refusal import refusal_row, threshold_sweep
 from ragkit.rank.refuse import check_threshold
 from ragkit.widgets.figures import SLIDER, figure_image, new_figure, show_figure
 
+NOTHING_REFUSED = "– (nothing refused)"  # refusal precision when no query is refused: 0 of 0 is not a share
+SIZE = (8.0, 3.2)  # inches: the plot, and the legend right of it
+
 
 def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | None = None, ax=None,
                      score: str = "the top cosine"):
@@ -30,13 +35,14 @@ def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | N
 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> sweep = threshold_sweep([0.2, 0.6], [False, True], [np.nan, 0.0], [0.1, 0.3, 0.7])
-    >>> len(threshold_figure(sweep, 0.3).axes[0].lines)
-    3
+    >>> figure = threshold_figure(sweep, 0.3); figure.canvas.draw(); ax = figure.axes[0]
+    >>> len(ax.lines), bool(ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1)  # legend right of it
+    (3, True)
     """
     import matplotlib.pyplot as plt
 
     if ax is None:
-        figure, ax = plt.subplots(figsize=(6.5, 3.2))
+        figure, ax = plt.subplots(figsize=SIZE)
     else:
         figure = ax.figure
     ax.plot(sweep["threshold"], sweep["precision"], label="refusal precision", color="#1b9e77")
@@ -47,7 +53,8 @@ def threshold_figure(sweep: pd.DataFrame, threshold: float, base_rate: float | N
         ax.axhline(base_rate, color="#1b9e77", linestyle=":", linewidth=1, label="precision of random refusal")
     ax.set(xlabel=f"threshold on {score}", ylabel="share", ylim=(-0.02, 1.02),
            title="Refuse when the best chunk scores below the threshold")
-    ax.legend(loc="center left")
+    # outside the axes, right of them: inside, any corner can hide a curve or the threshold line
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
     figure.tight_layout()
     return figure
 
@@ -69,15 +76,20 @@ def threshold_update(pipe, queries: Sequence[Query], threshold: float | None) ->
 def refusal_line(row: dict) -> str:
     """What the widget says for one threshold: how many queries it refuses, split into the unanswerable ones
     (refusing them is right) and the answerable ones (refusing them is wrong), then the refusal measures.
+    With nothing refused, refusal precision (right refusals over refusals) has no value: the line says so.
 
     >>> refusal_line({"threshold": 0.4, "queries": 10, "answerable": 6, "refused": 3, "answerable refused": 1,
     ...               "precision": 0.667, "recall": 0.5, "accuracy": 0.7, "answered failure@5": 0.25})
     'threshold 0.40: refuses 3 of the 10 queries: 2 of the 4 unanswerable ones and 1 of the 6 answerable ones; refusal precision 0.667, recall 0.500, accuracy 0.700; failure@5 of the answered 0.250'
+    >>> refusal_line({"threshold": 0.1, "queries": 10, "answerable": 6, "refused": 0, "answerable refused": 0,
+    ...               "precision": float("nan"), "recall": 0.0, "accuracy": 0.6, "answered failure@5": 0.25})
+    'threshold 0.10: refuses 0 of the 10 queries: 0 of the 4 unanswerable ones and 0 of the 6 answerable ones; refusal precision – (nothing refused), recall 0.000, accuracy 0.600; failure@5 of the answered 0.250'
     """
     unanswerable, wrong = row["queries"] - row["answerable"], row["answerable refused"]
+    precision = NOTHING_REFUSED if row["refused"] == 0 else f"{row['precision']:.3f}"
     return (f"threshold {row['threshold']:.2f}: refuses {row['refused']} of the {row['queries']} queries: "
             f"{row['refused'] - wrong} of the {unanswerable} unanswerable ones and {wrong} of the "
-            f"{row['answerable']} answerable ones; refusal precision {row['precision']:.3f}, recall "
+            f"{row['answerable']} answerable ones; refusal precision {precision}, recall "
             f"{row['recall']:.3f}, accuracy {row['accuracy']:.3f}; failure@5 of the answered "
             f"{row['answered failure@5']:.3f}")
 
@@ -99,7 +111,7 @@ def threshold_widget(pipe, queries: Sequence[Query], thresholds: Sequence[float]
                                  description="threshold", continuous_update=False, readout_format=".2f",
                                  style={"description_width": "initial"}, layout=SLIDER)
     numbers = widgets.HTML()
-    figure = new_figure(6.5, 3.2)
+    figure = new_figure(*SIZE)
     threshold_figure(sweep, value, base_rate=1 - float(unrefused["answerable"].mean()), ax=figure.subplots(),
                      score=score)
     line = next(line for line in figure.axes[0].lines if line.get_label() == "_threshold")
