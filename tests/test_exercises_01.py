@@ -6,7 +6,7 @@ import pytest
 from helpers import exercise_checks, rejection
 
 checks = exercise_checks("tokenization")
-TEXT = "Zoë sent 🙂 and 年假 to José"
+TEXT = "Zoë sent ☕ and 奖金 to José"
 
 
 @pytest.fixture(scope="module")

@@ -42,49 +42,64 @@ def mean_recall(data, scores, k):
     return table[f"recall@{k}"].mean()
 
 
-# --- exercise 1: which document wins? ---------------------------------------------------------------------
+# --- part one, exercise 1: which document wins for windy today? ---------------------------------------------
 
-def windy_by_hand(idf_of):
-    """The textbook's BM25 (with k1 + 1) of each tiny document for the query windy; `idf_of(N, n)` is the IDF."""
+QUERY = ["windy", "today"]
+
+
+def tiny_by_hand(idf_of, words=QUERY):
+    """The textbook's BM25 (with k1 + 1) of each tiny document for `words`; `idf_of(N, n)` is the IDF."""
     avgdl = sum(map(len, TINY)) / len(TINY)
-    idf = idf_of(len(TINY), sum("windy" in doc for doc in TINY))
-    return [idf * doc.count("windy") * 2.5 / (doc.count("windy") + 1.5 * (0.25 + 0.75 * len(doc) / avgdl))
-            for doc in TINY]
+    scores = [0.0] * len(TINY)
+    for word in words:
+        idf = idf_of(len(TINY), sum(word in doc for doc in TINY))
+        for d, doc in enumerate(TINY):
+            tf = doc.count(word)
+            scores[d] += idf * tf * 2.5 / (tf + 1.5 * (0.25 + 0.75 * len(doc) / avgdl))
+    return scores
 
 
-ROBERTSON = windy_by_hand(lambda N, n: math.log((N - n + 0.5) / (n + 0.5)))
-LUCENE = windy_by_hand(lambda N, n: math.log(1 + (N - n + 0.5) / (n + 0.5)))
+def robertson_idf(N, n):
+    return math.log((N - n + 0.5) / (n + 0.5))
+
+
+ROBERTSON = tiny_by_hand(robertson_idf)
+LUCENE = tiny_by_hand(lambda N, n: math.log(1 + (N - n + 0.5) / (n + 0.5)))
 RIGHT_WINDY = sorted(range(3), key=lambda d: -ROBERTSON[d])
 
 
 def test_windy_accepts_the_right_ranking():
-    assert RIGHT_WINDY == [2, 0, 1], "by hand: windy's IDF is negative, the shorter windy document loses most"
+    assert RIGHT_WINDY == [2, 1, 0], "by hand: both IDFs are negative, so the document with both words loses most"
     assert checks.check_windy(RIGHT_WINDY) == "right"
     assert checks.check_windy(np.array(RIGHT_WINDY)) == "right"   # the row of `rankings` as it comes
+    index = BM25Index(TINY, idf="robertson")
+    assert index.rankings([QUERY], k=3)[0].tolist() == RIGHT_WINDY, "ragkit's ranking, as the exercise asks for it"
 
 
 WRONG_WINDY = {
     "document order": [0, 1, 2],
     "Lucene's order, not Robertson's": sorted(range(3), key=lambda d: -LUCENE[d]),
-    "the two windy documents swapped": [2, 1, 0],
+    "windy alone (section 3's table)": sorted(range(3), key=lambda d: -tiny_by_hand(robertson_idf, ["windy"])[d]),
+    "today alone": sorted(range(3), key=lambda d: (-tiny_by_hand(robertson_idf, ["today"])[d], d)),
     "ascending scores": sorted(range(3), key=lambda d: ROBERTSON[d]),
-    "a document missing": [2, 0],
-    "a document twice": [2, 0, 0],
+    "a document missing": [2, 1],
+    "a document twice": [2, 1, 1],
 }
 
 
 @pytest.mark.parametrize("ranking", WRONG_WINDY.values(), ids=WRONG_WINDY.keys())
 def test_windy_rejects(ranking):
+    assert ranking != RIGHT_WINDY
     with pytest.raises(AssertionError):
         checks.check_windy(ranking)
 
 
 def test_windy_messages_do_not_give_the_ranking_away():
     for message in rejection_messages([lambda r=r: checks.check_windy(r) for r in WRONG_WINDY.values()]):
-        assert "2, 0, 1" not in message and "[2" not in message, message
+        assert "2, 1, 0" not in message and "[2" not in message, message
 
 
-# --- exercise 2: the grid at recall@20 --------------------------------------------------------------------
+# --- part two, exercise 1: the grid at recall@20 ------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def grids(data):
@@ -142,7 +157,7 @@ def test_grid20_messages_do_not_give_the_values_away(wrong_grids, grids, data):
     assert not messages_showing(told, *right_values), told
 
 
-# --- exercise 3: stop words -------------------------------------------------------------------------------
+# --- part two, exercise 2: stop words -----------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def stop_words(data):
@@ -195,23 +210,28 @@ def test_stop_words_messages_do_not_give_the_recall_away(data, stop_words):
     assert not messages_showing(told, f"{right:.3f}", f"{right:.2f}"), told
 
 
-# --- exercise 4: a score by hand --------------------------------------------------------------------------
+# --- part one, exercise 2: a score by hand ------------------------------------------------------------------
+
+WORD, CHUNK = "us-west-2", "rb-platform-operations#4"
+
 
 @pytest.fixture(scope="module")
 def scores(data):
-    chunk = next(n for n, c in enumerate(data["chunks"]) if c.chunk_id == "api-error-codes#3")
-    lucene = bm25s_scores(data["chunk_tokens"], [["ts-203"]])[0]
+    chunk = next(n for n, c in enumerate(data["chunks"]) if c.chunk_id == CHUNK)
+    lucene = bm25s_scores(data["chunk_tokens"], [[WORD]])[0]
     tokens, lengths = data["chunk_tokens"], np.array([len(tokens) for tokens in data["chunk_tokens"]])
-    n_t, N, tf = sum("ts-203" in doc for doc in tokens), len(tokens), tokens[chunk].count("ts-203")
+    n_t, N, tf = sum(WORD in doc for doc in tokens), len(tokens), tokens[chunk].count(WORD)
+    assert tf > 1, "the word occurs more than once: saturation matters"
 
-    def by_hand(idf, length_ratio):
-        return idf * tf / (tf + 1.5 * (0.25 + 0.75 * length_ratio))
+    def by_hand(idf, length_ratio, count=tf):
+        return idf * count / (count + 1.5 * (0.25 + 0.75 * length_ratio))
 
     lucene_idf = math.log(1 + (N - n_t + 0.5) / (n_t + 0.5))
     characters = np.array([len(c.text) for c in data["chunks"]])
     return {"right": lucene[chunk], "best chunk": lucene.max(),
             "robertson": by_hand(math.log((N - n_t + 0.5) / (n_t + 0.5)), lengths[chunk] / lengths.mean()),
             "no length": by_hand(lucene_idf, 1.0),
+            "counted once": by_hand(lucene_idf, lengths[chunk] / lengths.mean(), count=1),
             "characters": by_hand(lucene_idf, characters[chunk] / characters.mean()),
             "log10": by_hand(math.log10(1 + (N - n_t + 0.5) / (n_t + 0.5)), lengths[chunk] / lengths.mean())}
 
@@ -225,6 +245,7 @@ WRONG_SCORES = {
     "the textbook's (k1 + 1) factor": lambda s: 2.5 * s["right"],
     "length ignored (b = 0)": lambda s: s["no length"],
     "the best chunk's score, not this one's": lambda s: s["best chunk"],
+    "the word counted once, not as often as it occurs": lambda s: s["counted once"],
     "Robertson's IDF, not Lucene's": lambda s: s["robertson"],
     "lengths in characters, not words": lambda s: s["characters"],
     "a base-10 logarithm": lambda s: s["log10"],

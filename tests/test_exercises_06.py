@@ -58,7 +58,7 @@ def recalls(data, scores):
                              ["recall@5"])["recall@5"].to_numpy()
 
 
-# --- exercise 1: route by language ------------------------------------------------------------------------
+# --- part two, exercise 1: route by language ----------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def routing(data):
@@ -108,7 +108,7 @@ def test_routed_messages_do_not_give_the_answer_away(data, routing, wrong_routed
     assert not messages_showing(told, f"{right:.3f}", f"{right:.2f}"), told
 
 
-# --- exercise 2: weighted RRF -----------------------------------------------------------------------------
+# --- part one, exercise 1: weighted RRF ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def sweep(data):
@@ -152,7 +152,7 @@ def test_weighted_messages_do_not_give_the_answer_away(data, sweep):
     assert not messages_showing(told, str(right_w), f"{right_recall:.3f}"), told
 
 
-# --- exercise 3: depth-limited lists ----------------------------------------------------------------------
+# --- part two, exercise 2: depth-limited lists --------------------------------------------------------------
 
 def union_counts(data, depth, **changes):
     return (fused(data, depth=depth, **changes) > 0).sum(axis=1)
@@ -203,7 +203,7 @@ def test_depth_counts_messages_do_not_explain_the_counts(data, wrong_counts):
         assert not any(word in message for word in ["share", "both", "once", "twice", "fewer", "overlap"]), message
 
 
-# --- exercise 4: stop words and the keyword score ---------------------------------------------------------
+# --- part one, exercise 2: stop words and the keyword score -------------------------------------------------
 
 @pytest.fixture(scope="module")
 def keyword(data):

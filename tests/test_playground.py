@@ -21,11 +21,21 @@ from ragkit.widgets.playground import (
     build_stages,
     playground,
     playground_update,
+    preset_refusals,
     preset_settings,
     unavailable,
 )
-from ragkit.widgets.playground_layout import LOADING, WIDTHS, control_kind, control_rows, model_load_needed
+from ragkit.widgets.playground_layout import (
+    LOADING,
+    PRESET_MENU,
+    WIDTHS,
+    control_kind,
+    control_rows,
+    model_load_needed,
+    progress_line,
+)
 from ragkit.widgets.playground_view import (
+    CELL,
     CONTROLS,
     METRICS,
     control_value,
@@ -324,12 +334,34 @@ def test_the_model_load_is_said_only_when_a_query_needs_it(tmp_path):
     assert not model_load_needed(SimpleNamespace(encoder=HashEncoder(), config=pipe.config), "x"), "no model"
 
 
+def td(text: str, tag: str = "td") -> str:
+    """A cell of the metrics table as metrics_html writes it."""
+    return f"<{tag} style='{CELL}'>{text}</{tag}>"
+
+
 def test_metrics_html_shows_three_decimals_and_the_knobs_moved():
     table = pd.DataFrame({"queries": [2, 1], "recall@5": [0.12345, 1.0]}, index=["en", "all"])
     shown = metrics_html(table, ["recall@5"], PipelineConfig(method="bm25", k1=0.9))
-    assert "<td>0.123</td>" in shown and "<td>1.000</td>" in shown and "<th>en</th><td>2</td>" in shown
+    assert td("0.123") in shown and td("1.000") in shown and td("en", "th") + td("2") in shown
     assert "method=&#x27;bm25&#x27;, k1=0.9" in shown and "b=" not in shown
     assert "knobs off their defaults: none" in metrics_html(table, ["recall@5"], PipelineConfig())
+
+
+def test_the_metrics_table_has_padded_cells():
+    table = pd.DataFrame({"queries": [2], "recall@5": [0.5], "mrr@10": [0.25]}, index=["en"])
+    shown = metrics_html(table, ["recall@5", "mrr@10"])
+    cells = re.findall(r"<(t[hd])( style='[^']*')?>", shown)
+    assert len(cells) == 8 and all("padding:" in style for _, style in cells), "no two figures run together"
+    assert "border-collapse:collapse" in shown
+
+
+def test_the_progress_line_never_says_zero_seconds_before_it_can_time_a_batch():
+    assert progress_line(32, 480, (100.0, 32), 100.0).endswith("timing the first batches…")
+    assert "0 s" not in progress_line(32, 480, (100.0, 32), 100.02)
+    assert progress_line(64, 480, (100.0, 32), 101.0).endswith("about 13 s left"), "32 texts a second, 416 left"
+    assert progress_line(470, 480, (100.0, 32), 113.0).endswith("under a second left")
+    assert progress_line(480, 480, (100.0, 32), 114.0).endswith("building the indexes…"), "the index build follows"
+    assert all("~0 s" not in progress_line(done, 480, (100.0, 32), 100.0 + done / 32) for done in range(32, 481, 32))
 
 
 # ---- a new chunking, and the learnt ranker
@@ -412,7 +444,9 @@ def test_the_widget_drives_the_pipeline(course):
     assert all(find(ui, name) is not None for name in KNOBS), "every knob's control is described by its name"
     metrics, status = with_class(ui, "ragkit-playground-metrics"), with_class(ui, "ragkit-playground-status")
     shown = metrics.value
-    assert "<td>0.843</td>" in shown, "the default hybrid's recall@5 on all dev queries"
+    assert td("0.843") in shown, "the default hybrid's recall@5 on all dev queries"
+    assert list(find(ui, "preset").options) == ["custom", *PRESETS], "the course's recordings cover every preset"
+    assert find(ui, "preset").layout.width == PRESET_MENU["width"]
     find(ui, "k1").value = 1.0
     assert pipe.config.k1 == 1.0 and metrics.value != shown
     find(ui, "mmr_lambda").value = 0.7
@@ -422,7 +456,7 @@ def test_the_widget_drives_the_pipeline(course):
     find(ui, "preset").value = "naive RAG"
     assert (pipe.config.method, pipe.config.k1, find(ui, "method").value) == ("dense", 1.5, "dense")
     naive = metrics.value
-    assert "<td>0.602</td>" in naive, "naive RAG's recall@5 on all dev queries"
+    assert td("0.602") in naive, "naive RAG's recall@5 on all dev queries"
     find(ui, "rerank").value = "llm"
     assert "rerank=llm replays recorded scores only" in status.value and metrics.value == naive
     assert pipe.config.rerank == "none", "the config whose figures are shown"
@@ -434,6 +468,7 @@ def test_the_widget_drives_the_pipeline(course):
     results = with_class(ui, "ragkit-playground-results")
     find(ui, "preset").value = "seed 003's pipeline"
     assert find(ui, "preset").value == "seed 003's pipeline" and pipe.config.rerank == "llm"
+    assert find(ui, "top_k").value == 7, "a preset that runs sets its top_k"
     find(ui, "k1").value = 1.6  # no recorded LLM scores for this setting: refused
     assert "rerank=llm" in status.value and "white-space:normal" in status.value, "the reason wraps"
     assert find(ui, "k1").value == 1.5 == pipe.config.k1, "the slider is put back to the pipeline's value"
@@ -452,3 +487,55 @@ def test_the_widget_drives_the_pipeline(course):
     labels = [row.children[0].value for row in ui.children[1:] if isinstance(getattr(row, "children", [None])[0],
                                                                             type(status))]
     assert labels.count("<b>chunking</b>") > 1 and labels[-1] == "<b>answer</b>", "every row names its stage"
+
+
+# ---- presets on documents the course's recordings do not cover (notebook 12)
+
+def test_a_refused_preset_changes_neither_the_knobs_nor_top_k(tiny):
+    seed, seed_k = preset_settings(tiny.config, "seed 003's pipeline")
+    good = playground_update(tiny, QUERIES, {"k1": 1.1}, "keys", 3)
+    config = tiny.config
+    refused = playground_update(tiny, QUERIES, {**seed, "top_k": seed_k}, "keys", 3, good)
+    assert refused["message"].startswith("kept the last results: ") and tiny.config == config
+    assert refused["top_k"] == 3 != seed_k, "top_k stays where it was"
+    assert refused["results"].count("class='ragkit-result'") == 3, "the results keep the shown top_k"
+    ran = playground_update(tiny, QUERIES, {**preset_settings(tiny.config, "naive RAG")[0], "top_k": 2}, "keys", 3)
+    assert ran["message"] == "" and ran["top_k"] == 2 and ran["results"].count("class='ragkit-result'") == 2
+
+
+def test_presets_without_recordings_for_these_documents_are_not_offered(tiny, monkeypatch):
+    reasons = preset_refusals(tiny, QUERIES)
+    assert reasons["naive RAG"] == "" and all(reasons[name] for name in PRESETS if name != "naive RAG"), reasons
+    assert all("\n" not in reason for reason in reasons.values()), "one line each"
+    ui = playground(tiny, QUERIES, top_k=3)
+    assert list(find(ui, "preset").options) == ["custom", "naive RAG"]
+    note = ui.children[1].value
+    assert "not offered here" in note and all(html.escape(name) in note for name in PRESETS if name != "naive RAG")
+
+
+def test_a_preset_refused_in_the_widget_puts_every_control_and_top_k_back(tiny, monkeypatch):
+    import ragkit.widgets.playground as module
+
+    monkeypatch.setattr(module, "preset_refusals", lambda pipe, queries: dict.fromkeys(PRESETS, ""))
+    ui = playground(tiny, QUERIES, top_k=3)  # offers every preset, as if the probe had passed
+    config, status = tiny.config, with_class(ui, "ragkit-playground-status")
+    find(ui, "preset").value = "seed 003's pipeline"  # no rerank scores for these documents: refused
+    assert "kept the last results" in status.value and tiny.config == config
+    assert find(ui, "top_k").value == 3, "a refused preset leaves top_k where it was"
+    assert (find(ui, "method").value, find(ui, "rerank").value) == (config.method, config.rerank)
+    assert find(ui, "preset").value == "custom"
+
+
+def test_the_judging_keys_box_shows_its_keys_whole():
+    # notebook 12's judging widget (it lives beside its playground): the box's hint fits the box, and the keys are
+    # listed as text beside it, where no width of the box can cut them off
+    from ragkit.widgets.judging_view import KEY_HOOK, KEYS, ROOT, keys_html
+
+    shown = keys_html()
+    box = re.search(r"<input ([^>]*)>", shown).group(1)
+    size, placeholder = int(re.search(r'size="(\d+)"', box).group(1)), re.search(r'placeholder="([^"]*)"', box).group(1)
+    assert len(placeholder) < size, "the placeholder is not clipped by the box"
+    assert f'class="{ROOT}-keys"' in box and f'onkeydown="{html.escape(KEY_HOOK)}"' in box, "class and hook kept"
+    outside = re.sub(r"<[^>]+>", " ", shown)
+    assert all(f"{key} {label}" in outside for key, label in KEYS.items() if key != "p"), "every key, on screen"
+    assert "p partly" in outside and "1–9: part N" in outside

@@ -235,3 +235,28 @@ def test_strategies_plug_into_the_pipeline_registry():
         assert pipe.chunk_embeddings.shape[0] == len(chunks), f"{name}: one embedding per chunk"
     pipe.configure(chunker="semantic", chunk_size=300, semantic_rule="gap", semantic_window=1)
     assert [c.text[:4] for c in pipe.chunks] == ["# Ke", "Lunc", "# Tr"], "the semantic knobs reach the chunker"
+
+
+def legend_beside_the_plot(ax) -> bool:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(ax.figure).get_renderer()
+    legend, plot = ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
+    return legend.x0 >= plot.x1 and legend.x1 <= ax.figure.bbox.x1 + 1
+
+
+def test_the_legend_covers_no_line_or_cut():
+    similarities = np.array([0.9, 0.05, 0.8, 0.1, 0.85])
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    plot_similarity_curve(ax, similarities, {"gap": 0.1, "percentile": 0.05})
+    fig.tight_layout()
+    assert legend_beside_the_plot(ax), "the rules' threshold lines run under no legend"
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    for threshold in (-0.2, 0.07, 0.5, 1.0):  # the slider's whole range: the threshold line never meets the legend
+        view = {"threshold": threshold, "cuts": [1, 3], "borders": [1], "sizes": [10, 10]}
+        if not ax.lines:
+            plot_similarity_curve(ax, similarities, None, view, "t")
+            fig.tight_layout()
+        show_view(ax, similarities, view, "t")
+        assert legend_beside_the_plot(ax), threshold
+    plt.close("all")

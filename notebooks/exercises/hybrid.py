@@ -1,4 +1,6 @@
-"""The checks of notebook 06's exercises (hybrid search). Each takes the learner's answer first, then `pipe` and
+"""The checks of notebook 06's exercises (hybrid search): weighted RRF and the keyword score's stop words (part
+one, `06_hybrid_search.ipynb`, exercises 1 and 2), routing by language and depth-limited lists (part two,
+`06_hybrid_search_verdict.ipynb`, exercises 1 and 2). Each takes the learner's answer first, then `pipe` and
 the answerable dev queries `dev`, and raises `AssertionError` saying what is wrong with the answer.
 
 The checks rebuild what they need from the pipeline and ragkit, not from the notebook: dense scores from
@@ -18,7 +20,7 @@ from ragkit.evaluate.tables import per_query_metrics
 from ragkit.index.bm25 import BM25Index
 from ragkit.text.words import tokenize_all, word_tokens
 
-WEIGHTS = [round(0.1 * n, 1) for n in range(1, 11)]   # exercise 2's sweep: 0.1, 0.2, ..., 1.0
+WEIGHTS = [round(0.1 * n, 1) for n in range(1, 11)]   # part one's exercise 1: the sweep 0.1, ..., 1.0
 RECALL_TOLERANCE = 5e-4                                # a mean given to 3 decimals passes
 SCORES: dict[tuple, object] = {}   # scores and recalls computed once, by the texts of the chunks and queries
 

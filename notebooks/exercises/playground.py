@@ -1,4 +1,4 @@
-"""The checks of notebook 11's exercises (the playground): what the reranker adds, and failure@20 by hand.
+"""The checks of notebook 11's exercises (the playground): what the reranker adds, and failure@10 by hand.
 
 Each check takes only the learner's answer and builds what it compares with from the course data itself, not
 from the playground the learner used: `check_rerank_gain` asks the eval command (`ragkit.commands.run_eval`),
@@ -75,23 +75,24 @@ def check_rerank_gain(difference):
 
 
 @cache
-def naive_dev() -> tuple[np.ndarray, np.ndarray]:
-    """Naive RAG's failure@20 per answerable dev query and, per query, whether it has more evidence quotes
-    than parts."""
+def naive_dev() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Naive RAG's failure@10 and failure@20 per answerable dev query and, per query, whether it has more
+    evidence quotes than parts."""
     from ragkit.commands import load_eval_data
     from ragkit.evaluate.tables import per_query_metrics
     from ragkit.pipeline import Pipeline
 
     docs, queries, judgments, config = load_eval_data(DATA, "dev")
     pipe = Pipeline(docs, config, **dict(preset(NAIVE)))
-    table = per_query_metrics(pipe.rankings([query.text for query in queries], 20), judgments, ["failure@20"])
+    table = per_query_metrics(pipe.rankings([query.text for query in queries], 20), judgments,
+                              ["failure@10", "failure@20"])
     more_quotes = np.array([len(judgment.targets) > len(judgment.part_gains()) for judgment in judgments])
-    return table["failure@20"].to_numpy(float), more_quotes
+    return table["failure@10"].to_numpy(float), table["failure@20"].to_numpy(float), more_quotes
 
 
 def check_failure(shares):
-    """Naive RAG's failure@20 on each answerable dev query, in the order of the notebook's `answerable`."""
-    right, more_quotes = naive_dev()
+    """Naive RAG's failure@10 on each answerable dev query, in the order of the notebook's `answerable`."""
+    right, at_20, more_quotes = naive_dev()
     assert np.ndim(shares) == 1, "this is not a list of numbers, one per answerable dev query"
     try:
         given = np.asarray(shares, dtype=float)
@@ -104,7 +105,9 @@ def check_failure(shares):
     if not off.any():
         return "right"
     assert not (np.abs(given - (1 - right)) <= 0.0006).all(), \
-        "these are the shares of parts the top 20 answers, not of the parts it misses"
+        "these are the shares of parts the top 10 answers, not of the parts it misses"
+    assert not (np.abs(given - at_20) <= 0.0006).all(), \
+        "these are the shares that naive RAG's top 20 misses (its failure@20), not its top 10"
     whole = [right > 0, right == 1]  # a query counted as failed when it misses any part, or only every part
     assert not any((given == failed).all() for failed in whole), \
         "these count each query as failed or not, but some queries miss only some of their parts"
@@ -112,8 +115,8 @@ def check_failure(shares):
         "these values are not in the order of the answerable dev queries"
     assert not more_quotes[off].all(), "these differ only on queries that have more evidence quotes than parts"
     assert not (given >= right - 0.0006).all(), \
-        "on some queries these count as missed a part that a chunk of naive RAG's top 20 answers"
+        "on some queries these count as missed a part that a chunk of naive RAG's top 10 answers"
     assert not (given <= right + 0.0006).all(), \
-        "on some queries these count as answered a part that no chunk of naive RAG's top 20 answers"
-    raise AssertionError(f"{off.sum()} values are not the share of parts that naive RAG's top 20 misses for their "
+        "on some queries these count as answered a part that no chunk of naive RAG's top 10 answers"
+    raise AssertionError(f"{off.sum()} values are not the share of parts that naive RAG's top 10 misses for their "
                          "query")

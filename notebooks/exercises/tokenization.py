@@ -1,5 +1,6 @@
-"""The checks of notebook 01's exercises (tokenization): unknown words, what truncation costs most, a chunk size
-that fits, and the 128-token limit.
+"""The checks of notebook 01's exercises (tokenization): unknown words (part one, `01_tokenization.ipynb`,
+exercise 1), and what truncation costs most, a chunk size that fits and the 128-token limit (part two,
+`01_tokenization_retrieval.ipynb`, exercises 1 to 3).
 
 The checks compute their answers with the model's own tokenizer library (`tokenizers`, reading the model's
 `tokenizer.json`), not with the notebook's code or ragkit's WordPiece, and they cut the course documents into
@@ -19,8 +20,8 @@ from ragkit import Pipeline, PipelineConfig, load_documents
 from ragkit.embed.model import model_path
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
-TEXT = "Zoë sent 🙂 and 年假 to José"  # exercise 1's text
-SIZES = range(400, 900, 100)  # exercise 3's chunk sizes
+TEXT = "Zoë sent ☕ and 奖金 to José"  # part one's exercise 1: none of its words is tokenized before it
+SIZES = range(400, 900, 100)  # part two's exercise 2: the chunk sizes
 
 
 def library_tokenizer(max_length=256):
@@ -55,7 +56,7 @@ def english_cuts(max_length: int) -> tuple[tuple[str, bool, int], ...]:
 
 
 def check_unknown_words(your_words):
-    """Exercise 1: in order, the words of `TEXT` (after normalising and splitting) that become [UNK]."""
+    """Part one, exercise 1: in order, the words of `TEXT` (after normalising and splitting) that become [UNK]."""
     reference = library_tokenizer()
     words = [w for w, _ in reference.pre_tokenizer.pre_tokenize_str(reference.normalizer.normalize_str(TEXT))]
     encoding = reference.encode(TEXT, add_special_tokens=False)
@@ -70,7 +71,7 @@ def check_unknown_words(your_words):
 
 
 def check_most_lost(chunk_id, characters):
-    """Exercise 2: the English chunk that loses the most characters to the 256-token limit, and how many."""
+    """Part two, exercise 1: the English chunk that loses the most characters to the 256-token limit, and how many."""
     lost = {cut_id: lost_here for cut_id, _, lost_here in english_cuts(256)}
     assert chunk_id in lost, "no English chunk of the course has this id"
     assert lost[chunk_id] == max(lost.values()), "another English chunk loses more characters to the 256-token limit"
@@ -86,7 +87,7 @@ def english_chunks_cut(size):
 
 
 def check_chunk_size(your_size):
-    """Exercise 3: the largest of the sizes 400, 500, ..., 800 (50 overlap) at which no English chunk is cut."""
+    """Part two, exercise 2: the largest of the sizes 400, 500, ..., 800 (50 overlap) at which no English chunk is cut."""
     assert your_size in SIZES, "this is not one of the sizes 400, 500, ..., 800"
     assert english_chunks_cut(your_size) == 0, "at this size the 256-token limit cuts some English chunk"
     assert all(english_chunks_cut(size) > 0 for size in SIZES if size > your_size), \
@@ -95,7 +96,7 @@ def check_chunk_size(your_size):
 
 
 def check_limit_128(chunks_cut, characters):
-    """Exercise 4: with a limit of 128 tokens, how many English chunks are cut, and how many characters they lose."""
+    """Part two, exercise 3: with a limit of 128 tokens, how many English chunks are cut, and how many characters they lose."""
     cut = [lost for _, is_cut, lost in english_cuts(128) if is_cut]
     assert chunks_cut == len(cut), "this is not the number of English chunks that a 128-token limit cuts"
     assert characters == sum(cut), "the chunks a 128-token limit cuts do not lose this many characters in all"

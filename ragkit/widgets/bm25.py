@@ -2,9 +2,10 @@
 
 Every control calls `pipe.configure(k1=..., b=...)` on the pipeline it was given, so a setting chosen here is
 the one the same `pipe` uses afterwards (in notebook 06's fusion, for instance). What a widget shows comes
-from plain, unit-tested callbacks: `saturation_curve` and `length_curve` (the curves), `bm25_update` (the
-configured pipeline's ranking of one query and its recall over a query set). The pipeline re-weights its
-stored term statistics, so a slider move costs milliseconds, and a curve is redrawn in place
+from plain, unit-tested callbacks: `saturation_curve` and `length_curve` (the curves), `curve_figure` (a
+curve's figure and its move, on the fixed axis of `curve_limits`, so that b = 0.25 and b = 0.75 look different),
+`bm25_update` (the configured pipeline's ranking of one query and its recall over a query set). The pipeline
+re-weights its stored term statistics, so a slider move costs milliseconds, and a curve is redrawn in place
 (`ragkit.widgets.figures`: new data for its lines, not a new figure). Left out: saving a chosen setting.
 """
 
@@ -80,50 +81,83 @@ def bm25_update(pipe, queries: Sequence[Query], shown: int, k1: float, b: float,
     return mean_recall(pipe, queries, k), ranking_table(pipe, queries[shown], k)
 
 
+CURVE_SLIDERS = {"k1": (0.0, 5.0, 0.1), "b": (0.0, 1.0, 0.05)}  # each curve slider's (low, high, step)
+
+
+def curve_limits(parameter: str, k1: float) -> tuple[float, float]:
+    """The y-axis of a curve widget, fixed over its slider's whole range, so that a move changes the curve and
+    never the axis: every `k1` of its slider for "k1" (up to the highest ceiling, k1 + 1), every `b` from 0 to 1
+    at this `k1` for "b" (the weight at each length lies between its values at b = 0 and b = 1).
+
+    >>> [round(limit, 3) for limit in curve_limits("k1", 1.5) + curve_limits("b", 1.5)]
+    [0.0, 6.3, 0.753, 2.519]
+    """
+    if parameter == "k1":
+        return 0.0, (CURVE_SLIDERS["k1"][1] + 1) * 1.05
+    weights = np.concatenate([length_curve(b, k1)[1] for b in (0.0, 1.0)])
+    margin = 0.05 * max(float(np.ptp(weights)), 1e-9)
+    return float(weights.min()) - margin, float(weights.max()) + margin
+
+
+def curve_figure(parameter: str, k1: float, b: float):
+    """The figure of a curve widget, and the function a move calls with the new (k1, b): it gives the lines new
+    data and labels, on the axis of `curve_limits`, with the legend above the plot, clear of the curves.
+
+    >>> figure, move = curve_figure("b", 1.5, 0.25); before = figure.axes[0].get_ylim()
+    >>> move(1.5, 0.75); figure.axes[0].get_ylim() == before
+    True
+    """
+    figure = new_figure(6, 3.3)
+    ax = figure.subplots()
+    if parameter == "k1":
+        ax.plot(*saturation_curve(0.0), ":", color="grey", label="k1 = 0: only presence counts")
+        curve = ax.plot(*saturation_curve(k1), "o-")[0]
+        ceiling = ax.axhline(k1 + 1, ls="--", color="C0", alpha=0.5, label="ceiling k1 + 1")
+        ax.set(xlabel="term frequency in the chunk", ylabel="weight (× IDF)")
+    else:
+        base = ax.plot(*length_curve(0.0, k1), ":", color="grey", label="b = 0: length ignored")[0]
+        curve = ax.plot(*length_curve(b, k1))[0]
+        ax.set(xlabel="chunk length / average length", ylabel="weight (× IDF)")
+
+    def move(k1: float, b: float) -> None:
+        if parameter == "k1":
+            curve.set_ydata(saturation_curve(k1)[1])
+            curve.set_label(f"k1 = {k1:.1f}")
+            ceiling.set_ydata([k1 + 1, k1 + 1])
+        else:  # k1 may have moved elsewhere since: both lines, and the axis at this k1
+            base.set_ydata(length_curve(0.0, k1)[1])
+            curve.set_ydata(length_curve(b, k1)[1])
+            curve.set_label(f"b = {b:.2f} (k1 = {k1:.1f}, tf = 3)")
+        ax.set_ylim(*curve_limits(parameter, k1))
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.01), ncols=3, fontsize=8, frameon=False,
+                  borderaxespad=0.0)
+
+    move(k1, b)
+    figure.tight_layout()  # once, with the first legend: the moves keep this layout
+    return figure, move
+
+
 def curve_widget(pipe, parameter: str = "k1"):
     """A slider over one BM25 curve that also sets the pipeline's knob: "k1" draws saturation against tf,
-    "b" draws weight against document length; a move gives the lines new data.
+    "b" draws weight against document length; a move gives the lines new data (`curve_figure`).
 
     >>> curve_widget(pipe, "b").children[0].description  # doctest: +SKIP
     'b'
     """
     import ipywidgets as widgets
 
-    low, high, step = (0.0, 5.0, 0.1) if parameter == "k1" else (0.0, 1.0, 0.05)
+    low, high, step = CURVE_SLIDERS[parameter]
     slider = widgets.FloatSlider(value=getattr(pipe.config, parameter), min=low, max=high, step=step,
                                  description=parameter, layout=SLIDER)
-    figure = new_figure(6, 3)
-    ax = figure.subplots()
-    if parameter == "k1":
-        ax.plot(*saturation_curve(0.0), ":", color="grey", label="k1 = 0: only presence counts")
-        curve = ax.plot(*saturation_curve(pipe.config.k1), "o-")[0]
-        ceiling = ax.axhline(pipe.config.k1 + 1, ls="--", color="C0", alpha=0.5, label="ceiling k1 + 1")
-        ax.set(xlabel="term frequency in the chunk", ylabel="weight (× IDF)")
-    else:
-        base = ax.plot(*length_curve(0.0, pipe.config.k1), ":", color="grey", label="b = 0: length ignored")[0]
-        curve = ax.plot(*length_curve(pipe.config.b, pipe.config.k1))[0]
-        ax.set(xlabel="chunk length / average length", ylabel="weight (× IDF)")
+    figure, move = curve_figure(parameter, pipe.config.k1, pipe.config.b)
+    image = widgets.Image(format="png")
 
     def draw(_=None) -> None:
         pipe.configure(**{parameter: slider.value})
-        k1, b = pipe.config.k1, pipe.config.b
-        if parameter == "k1":
-            curve.set_ydata(saturation_curve(k1)[1])
-            curve.set_label(f"k1 = {k1:.1f}")
-            ceiling.set_ydata([k1 + 1, k1 + 1])
-        else:  # k1 may have moved elsewhere since: both lines
-            base.set_ydata(length_curve(0.0, k1)[1])
-            curve.set_ydata(length_curve(b, k1)[1])
-            curve.set_label(f"b = {b:.2f} (k1 = {k1:.1f}, tf = 3)")
-        ax.relim()
-        ax.autoscale_view()
-        ax.legend(loc="lower right")
+        move(pipe.config.k1, pipe.config.b)
         show_figure(image, figure)
 
-    image = widgets.Image(format="png")
     draw()
-    figure.tight_layout()  # once, with the first legend: the moves keep this layout
-    show_figure(image, figure)
     slider.observe(draw, "value")
     return widgets.VBox([slider, image])
 

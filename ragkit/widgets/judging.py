@@ -53,7 +53,7 @@ def judging(pipe, folder: str | Path, judge_name: str = "", prefix: str = "q"):
                              placeholder="select the answering words in the passage (or paste them)")
     part = widgets.Dropdown(description="part", options=[("1", 0)], style=wide)
     key = widgets.Text(layout={"display": "none"})
-    buttons = [widgets.Button(description=f"{label} ({k})") for k, label in KEYS.items()]
+    buttons = [widgets.Button(description=f"{label} ({k})", layout={"width": "auto"}) for k, label in KEYS.items()]
     kinds = widgets.Dropdown(description="type", options=[("as guessed", "")] + [
         (kind, kind) for kind in QUERY_TYPES if kind != "unanswerable"], style=wide)
     unanswered, removing = (widgets.Button(description=text, layout={"width": "auto"}) for text in

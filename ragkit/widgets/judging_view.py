@@ -27,15 +27,23 @@ KEY_HOOK = ("if(event.ctrlKey||event.metaKey||event.altKey||event.key.length!==1
             + _FORWARD.format(root=ROOT, target="key", tag="input", value="event.key+' '+Date.now()"))
 
 
-def keys_html() -> str:
-    """The keys box: click it, then judge with one key per passage (the hook forwards each key).
+KEYS_HINT = "a answers · p partly (1–9: part N) · n does not answer · s skip"
+KEYS_PLACEHOLDER = "click here, then press a key"
 
-    >>> 'class="ragkit-judging-keys"' in keys_html()
-    True
+
+def keys_html() -> str:
+    """The keys box: click it, then judge with one key per passage (the hook forwards each key). The keys are
+    listed above the box, as text that wraps, not as its placeholder, and the box is never wider than the
+    widget, so no width cuts off either of them.
+
+    >>> shown = keys_html(); 'class="ragkit-judging-keys"' in shown, f"keys: {KEYS_HINT}</div>" in shown
+    (True, True)
     """
-    hint = "keys: a answers · p partly (1–9: part N) · n does not answer · s skip"
-    return (f'<input class="{ROOT}-keys" type="text" size="64" placeholder="click here, then {hint}" '
-            f'aria-label="judging keys" onkeydown="{html.escape(KEY_HOOK)}">')
+    size = len(KEYS_PLACEHOLDER) + 4  # characters: the placeholder, whole, with room to spare
+    return (f'<div style="white-space:normal;line-height:1.4">keys: {KEYS_HINT}</div>'
+            f'<input class="{ROOT}-keys" type="text" size="{size}" '
+            f'style="width:100%;max-width:{size + 2}ch;box-sizing:border-box" placeholder="{KEYS_PLACEHOLDER}" '
+            f'aria-label="judging keys: {KEYS_HINT}" onkeydown="{html.escape(KEY_HOOK)}">')
 
 
 def query_html(query: Query | None, parts: Sequence[str]) -> str:

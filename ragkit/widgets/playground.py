@@ -25,7 +25,15 @@ from ragkit.corpus import Query
 from ragkit.errors import RagkitError
 from ragkit.evaluate.runs import cached_judgments
 from ragkit.widgets.answers import live_answer_html
-from ragkit.widgets.playground_layout import LOADING, WIDTHS, control_kind, control_rows, model_load_needed
+from ragkit.widgets.playground_layout import (
+    LOADING,
+    PRESET_MENU,
+    WIDTHS,
+    control_kind,
+    control_rows,
+    model_load_needed,
+    progress_line,
+)
 from ragkit.widgets.playground_view import (
     CONTROLS,
     METRICS,
@@ -39,6 +47,7 @@ from ragkit.widgets.presets import (  # noqa: F401 - RERANK_MISS: part of this m
     PRESETS,
     RERANK_MISS,
     matching_preset,
+    preset_refusals,
     preset_settings,
     replay_reason,
     unavailable,
@@ -72,16 +81,18 @@ def build_stages(pipe, progress: Callable[[int, int], None] | None = None, batch
 def playground_update(pipe, queries: Sequence[Query], values: dict, text: str, k: int = 5,
                       last: dict | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
     """The playground's callback: `pipe.configure(**knob_values(values))`, then "metrics" (`language_metrics`
-    of the answerable `queries`), "results" (`results_html` of `text` under the config shown, judged when `text`
-    is one of `queries`), "config", "controls" (the control value of every knob in `values`, so that a refused
-    change is put back on screen) and "message", one line ("" when all went well). A refused change restores
-    the config and keeps `last`'s figures; results that cannot be computed are emptied, never left stale.
+    of the answerable `queries`), "results" (`results_html` of `text`'s top "top_k" under the config shown,
+    judged when `text` is one of `queries`), "config", "controls" (the control value of every knob in `values`,
+    so that a refused change is put back on screen) and "message", one line ("" when all went well). A refused
+    change restores the config and keeps `last`'s figures; results that cannot be computed are emptied, never
+    left stale. A `top_k` in `values` (a preset's) replaces `k` only if the change is not refused.
 
     >>> playground_update(pipe, dev, {"method": "dense", "rerank": "llm"}, "TS-203")  # doctest: +SKIP
     {..., 'message': 'kept the last results: rerank=llm replays recorded scores only for the top 15 ...'}
     """
     answerable, previous, messages = [query for query in queries if query.evidence], pipe.config, []
-    result = {"metrics": None, "config": previous, **(last or {}), "results": ""}
+    result = {"metrics": None, "config": previous, **(last or {}), "results": "", "top_k": k}
+    values, wanted = {name: value for name, value in values.items() if name != "top_k"}, values.get("top_k", k)
     try:
         knobs = knob_values(values)
         problem = unavailable(previous.updated(**knobs))
@@ -90,14 +101,14 @@ def playground_update(pipe, queries: Sequence[Query], values: dict, text: str, k
         build_stages(pipe.configure(**knobs), progress)
         if pipe.config.rerank == "ltr" and getattr(pipe.ranker, "objective", "") != pipe.config.ltr_objective:
             pipe.train_ranker(answerable)  # once per objective, when first asked for: it takes a while
-        result.update(metrics=language_metrics(pipe.evaluate(answerable, METRICS)), config=pipe.config)
+        result.update(metrics=language_metrics(pipe.evaluate(answerable, METRICS)), config=pipe.config, top_k=wanted)
     except RagkitError as error:
         pipe.config = previous  # the config whose figures are shown
         messages.append("kept the last results: " + replay_reason(error))
     try:
         labelled = [n for n, query in enumerate(queries) if query.text == text.strip()]
         judgment = cached_judgments(pipe, queries)[labelled[0]] if labelled else None
-        result["results"] = results_html(pipe, text, k, judgment)
+        result["results"] = results_html(pipe, text, result["top_k"], judgment)
     except RagkitError as error:
         messages.append("no results for this query: " + replay_reason(error))
     if not messages and pipe.config.rerank == "ltr":
@@ -126,7 +137,12 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
             controls[name] = slider(min=spec[0], max=spec[1], step=spec[2], continuous_update=False, **common)
         else:
             controls[name] = widgets.Dropdown(options=spec or sorted(pipe.chunkers), **common)
-    preset = widgets.Dropdown(options=["custom", *PRESETS], description="preset")
+    refusals = preset_refusals(pipe, queries)  # presets needing answers nobody recorded for these documents
+    offered = [name for name in PRESETS if not refusals[name]]
+    preset = widgets.Dropdown(options=["custom", *offered], description="preset", layout=PRESET_MENU)
+    left_out = widgets.HTML("<small style='color:#555'>not offered here (no recorded language-model answers for "
+                            f"these documents): {html.escape(', '.join(sorted(set(PRESETS) - set(offered))))}"
+                            "</small>" if len(offered) < len(PRESETS) else "")
     pick = widgets.Dropdown(options=[(f"{q.query_id}: {q.text}", q.text) for q in queries],
                             description="dev query", layout={"width": "95%"})
     box = widgets.Text(pick.value, description="query", continuous_update=False, layout={"width": "95%"})
@@ -138,41 +154,40 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     for widget, name in ((status, "status"), (metrics, "metrics"), (results, "results"), (bar, "progress"),
                          (answered, "answer")):
         widget.add_class(f"ragkit-playground-{name}")  # names a browser test can find
-    state = {"last": None, "quiet": False, "started": 0.0}
+    state = {"last": None, "quiet": False, "first": (0.0, 0), "done": 0}
 
-    def progress(done: int, total: int) -> None:  # the count, and the time left at the rate so far
-        state["started"] = time.perf_counter() if done <= 32 else state["started"]
-        left = (time.perf_counter() - state["started"]) / max(done, 1) * (total - done)
-        bar.layout.visibility, bar.max, bar.value = "visible", total, done
-        bar.description = f"re-chunking: {done}/{total} embedded, ~{left:.0f} s left"
+    def progress(done: int, total: int) -> None:  # the count, and the time left at the rate timed so far
+        if not 0 < state["done"] < done or total != bar.max:  # a new pass (semantic: sentences, then chunks)
+            state["first"] = (time.perf_counter(), done)
+        state["done"], bar.layout.visibility, bar.max, bar.value = done, "visible", total, done
+        bar.description = progress_line(done, total, state["first"], time.perf_counter())
 
     def quietly(changes: dict) -> None:  # put controls to the values the pipeline holds, without a redraw
         state["quiet"] = True
         for name, value in changes.items():
             if name in controls and controls[name].value != value:
                 controls[name].value = value
-        preset.value = matching_preset(pipe.config, k.value)
+        k.value = changes.get("top_k", k.value)
+        preset.value = matching_preset(pipe.config, k.value, offered)
         state["quiet"] = False
 
-    def redraw(_change=None) -> None:
+    def redraw(_change=None, values: dict | None = None) -> None:
         if state["quiet"]:
             return
-        values = {name: control.value for name, control in controls.items()}
+        values = values or {name: control.value for name, control in controls.items()}
         status.value = f"<i>{LOADING if model_load_needed(pipe, box.value) else 'working…'}</i>"
         result = playground_update(pipe, queries, values, box.value, k.value, state["last"], progress)
-        state["last"], bar.layout.visibility, line = result, "hidden", html.escape(result["message"])
-        quietly(result["controls"])
+        state["last"], state["done"], bar.layout.visibility = result, 0, "hidden"
+        line = html.escape(result["message"])
+        quietly({**result["controls"], "top_k": result["top_k"]})
         metrics.value = metrics_html(result["metrics"], METRICS, result["config"])
         results.value = result["results"]
         status.value = f"<div style='white-space:normal;overflow-wrap:anywhere;color:#a33'>{line}</div>"
 
-    def apply(change) -> None:  # a preset sets every control, quietly, then redraws once
+    def apply(change) -> None:  # a preset's knobs and top_k, at once; a refused preset changes no control
         if change["new"] in PRESETS and not state["quiet"]:
-            (knobs, k.value), state["quiet"] = preset_settings(pipe.config, change["new"]), True
-            for name, control in controls.items():
-                control.value = control_value(name, knobs[name])
-            state["quiet"] = False
-            redraw()
+            knobs, top_k = preset_settings(pipe.config, change["new"])
+            redraw(values={**{name: control_value(name, knobs[name]) for name in controls}, "top_k": top_k})
 
     def answer_now(_button=None) -> None:  # the model loads on the first click, and only then
         from ragkit.generate.local import LocalModel
@@ -188,4 +203,5 @@ def playground(pipe, queries: Sequence[Query], top_k: int = 5):
     redraw()
     rows = [widgets.HBox([widgets.HTML(f"<b>{stage}</b>", layout={"width": "92px", "flex": "0 0 92px"}),
                           *[controls[name] for name in names]]) for stage, names in control_rows()]
-    return widgets.VBox([widgets.HBox([preset, bar]), *rows, status, metrics, pick, box, k, results, ask, answered])
+    return widgets.VBox([widgets.HBox([preset, bar]), left_out, *rows, status, metrics, pick, box, k, results, ask,
+                         answered])

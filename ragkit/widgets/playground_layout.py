@@ -3,7 +3,8 @@
 `control_kind` names the control a `CONTROLS` spec asks for and `WIDTHS` its width; `control_rows` packs each
 stage's controls into rows that fit a notebook, every row under its stage's name (a wrapped row of a flexbox
 would lose it); `model_load_needed` tells the playground to say "loading the embedding model" rather than
-"working…" before a free-text query's first embedding. Left out: layouts for narrow screens (the rows keep
+"working…" before a free-text query's first embedding; `progress_line` is the re-chunking bar's text, its time
+left measured from the batches timed so far. Left out: layouts for narrow screens (the rows keep
 their width and the notebook scrolls).
 """
 
@@ -13,6 +14,7 @@ from ragkit.widgets.playground_view import CONTROLS
 
 WIDTHS = {"slider": 380, "menu": 250, "text": 250}  # px: two sliders and a label fit a 960 px notebook
 LOADING = "loading the embedding model, about 10 s…"
+PRESET_MENU = {"width": "420px"}  # the longest preset's name, whole, after the menu's label
 
 
 def control_kind(spec: tuple | None) -> str:
@@ -60,3 +62,23 @@ def model_load_needed(pipe, text: str) -> bool:
     query = " ".join(text.split())
     return bool(encoder.missing([query], queries=True) if hasattr(encoder, "missing") else
                 encoder.cache.lookup([query])[1])
+
+
+def progress_line(done: int, total: int, first: tuple[float, int], now: float) -> str:
+    """The re-chunking bar's text after `done` of `total` texts are embedded, `first` being the (time, done) of
+    this pass's first report: the time left at the rate since then, none before a second report can time a
+    batch, and the index build once every text is embedded (it takes a few seconds more).
+
+    >>> progress_line(32, 320, (10.0, 32), 10.0), progress_line(96, 320, (10.0, 32), 12.0)
+    ('re-chunking: 32/320 embedded, timing the first batches…', 're-chunking: 96/320 embedded, about 7 s left')
+    >>> progress_line(320, 320, (10.0, 32), 19.0)
+    're-chunking: 320/320 embedded, building the indexes…'
+    """
+    head = f"re-chunking: {done}/{total} embedded, "
+    if done >= total:
+        return head + "building the indexes…"
+    started, first_done = first
+    if done <= first_done or now <= started:
+        return head + "timing the first batches…"
+    left = (now - started) / (done - first_done) * (total - done)
+    return head + (f"about {left:.0f} s left" if left >= 1 else "under a second left")

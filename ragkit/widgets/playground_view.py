@@ -101,26 +101,32 @@ def language_metrics(table: pd.DataFrame, metrics: Sequence[str] = METRICS) -> p
                         index=list(masks), columns=["queries", *metrics])
 
 
+CELL = "padding:2px 10px;text-align:right"  # the metrics table's cells: a widget's HTML gets no table styling
+
+
 def metrics_html(table: pd.DataFrame | None, metrics: Sequence[str] = METRICS, config=None) -> str:
-    """A table of `metrics` (3 decimals) by row (language) with the number of queries, and the knobs of
-    `config` that differ from their defaults.
+    """A table of `metrics` (3 decimals) by row (language) with the number of queries, its cells padded, and
+    the knobs of `config` that differ from their defaults.
 
     >>> from ragkit.config import PipelineConfig
     >>> table = pd.DataFrame({"queries": [3], "recall@5": [0.5]}, index=["all"])
-    >>> metrics_html(table, ["recall@5"], PipelineConfig(k1=1.2))[-91:]
-    '<td>3</td><td>0.500</td></tr></table><p><small>knobs off their defaults: k1=1.2</small></p>'
+    >>> metrics_html(table, ["recall@5"], PipelineConfig(k1=1.2)).split("</table>")[1]
+    '<p><small>knobs off their defaults: k1=1.2</small></p>'
     """
-    head = "".join(f"<th>{name}</th>" for name in ("", "queries", *metrics))
-    rows = "".join(f"<tr><th>{html.escape(str(name))}</th><td>{int(row['queries'])}</td>"
-                   + "".join(f"<td>{row[metric]:.3f}</td>" for metric in metrics) + "</tr>"
+    def cell(tag: str, text: str) -> str:
+        return f"<{tag} style='{CELL}'>{text}</{tag}>"
+
+    head = "".join(cell("th", name) for name in ("", "queries", *metrics))
+    rows = "".join("<tr>" + cell("th", html.escape(str(name))) + cell("td", str(int(row["queries"])))
+                   + "".join(cell("td", f"{row[metric]:.3f}") for metric in metrics) + "</tr>"
                    for name, row in (table.iterrows() if table is not None else ()))
+    shown = f"<table style='border-collapse:collapse'><tr>{head}</tr>{rows}</table>"
     if config is None:
-        return f"<table><tr>{head}</tr>{rows}</table>"
+        return shown
     defaults = type(config)()
     changed = ", ".join(f"{name}={value!r}" for name, value in dataclasses.asdict(config).items()
                         if value != getattr(defaults, name)) or "none"
-    return (f"<table><tr>{head}</tr>{rows}</table><p><small>knobs off their defaults: {html.escape(changed)}"
-            "</small></p>")
+    return f"{shown}<p><small>knobs off their defaults: {html.escape(changed)}</small></p>"
 
 
 def marked_text(text: str, start: int, spans: Sequence[tuple[int, int]]) -> str:

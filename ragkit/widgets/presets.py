@@ -1,9 +1,11 @@
 """The playground's presets: three known pipelines as knob settings, which of them a config still is, and
 which settings cannot run offline.
 
-`PRESETS` names naive RAG, seed 003's pipeline and Anthropic's contextual retrieval; a knob a preset does not
-name keeps its default. `matching_preset` lets the preset menu say "custom" once a knob leaves every preset.
-`unavailable` says, in one line, why a config needs language-model answers nobody recorded, and
+`PRESETS` names naive RAG, seed 003's pipeline and contextual retrieval with the course's variant of the situating
+contexts (Anthropic's recipe; its prompt alone, `llm-plain`, has no recorded rerank scores over its first stage);
+a knob a preset does not name keeps its default. `matching_preset` lets the preset menu say "custom" once a knob
+leaves every preset. `unavailable` says, in one line, why a config needs language-model answers nobody recorded,
+`preset_refusals` which presets cannot run on a pipeline's documents (so the menu leaves them out), and
 `replay_reason` says a replay miss in the playground's terms. Left out: saving a learner's own setting as a
 preset.
 """
@@ -20,7 +22,7 @@ PRESETS = {  # the knobs not named keep their defaults; top_k: how many results 
                   "rerank": "none", "top_k": 5},
     "seed 003's pipeline": {"method": "hybrid", "fusion": "rrf", "rrf_k": 60.0, "fusion_depth": 20,
                             "rerank": "llm", "rerank_depth": 15, "top_k": 7},
-    "Anthropic's contextual retrieval": {"method": "hybrid", "context": "llm", "rerank": "llm", "top_k": 20},
+    "contextual retrieval (course's variant)": {"method": "hybrid", "context": "llm", "rerank": "llm", "top_k": 20},
 }
 
 
@@ -38,8 +40,8 @@ def preset_settings(config, name: str) -> tuple[dict, int]:
     return knobs, knobs.pop("top_k")
 
 
-def matching_preset(config, top_k: int) -> str:
-    """The preset whose every knob (and `top_k`) `config` still has, or "custom".
+def matching_preset(config, top_k: int, names=PRESETS) -> str:
+    """The preset of `names` whose every knob (and `top_k`) `config` still has, or "custom".
 
     >>> from ragkit.config import PipelineConfig
     >>> knobs, top_k = preset_settings(PipelineConfig(), "naive RAG")
@@ -48,7 +50,7 @@ def matching_preset(config, top_k: int) -> str:
     >>> matching_preset(PipelineConfig(**{**knobs, "k1": 1.2}), top_k)
     'custom'
     """
-    for name in PRESETS:
+    for name in names:
         knobs, preset_top_k = preset_settings(config, name)
         if top_k == preset_top_k and dataclasses.asdict(config) == knobs:
             return name
@@ -89,3 +91,24 @@ def replay_reason(error: RagkitError) -> str:
     """The refusal's reason in one line; a replay miss deep in the reranker said in the playground's terms."""
     message = " ".join(str(error).split())
     return RERANK_MISS if "(a rerank score" in message else message
+
+
+def preset_refusals(pipe, queries) -> dict[str, str]:
+    """Each preset's reason not to run on `pipe`'s documents, "" when it runs: `unavailable`, then, for a preset
+    that asks a language model, one labelled query measured under it, which stops at the first answer nobody
+    recorded for these documents (the course's recordings cover the course's chunks only).
+
+    >>> preset_refusals(Pipeline(load_documents("my-folder/corpus")), queries)  # doctest: +SKIP
+    {'naive RAG': '', "seed 003's pipeline": 'nothing recorded for this prompt (a rerank score, ...', ...}
+    """
+    probe, reasons = [query for query in queries if query.evidence][:1], {}
+    for name in PRESETS:
+        knobs, _ = preset_settings(pipe.config, name)
+        reasons[name] = unavailable(pipe.config.updated(**knobs)) or ""
+        asks = any(str(knobs[knob]).startswith("llm") for knob in ("context", "rerank", "rewrite"))
+        if not reasons[name] and probe and asks:
+            try:
+                pipe.using(**knobs).evaluate(probe, ["recall@5"])
+            except RagkitError as error:
+                reasons[name] = replay_reason(error)
+    return reasons

@@ -3,7 +3,8 @@ rule's cut line, and a slider that redraws them.
 
 `cut_view` is the slider's callback, a plain function that is unit-tested; `show_view` moves what a view
 draws (the threshold line, the cuts, the chunk borders) on a curve drawn once, so that the slider redraws in
-place (`ragkit.widgets.figures`). The rules themselves are in `ragkit.chunk.semantic`. Left out: views of
+place (`ragkit.widgets.figures`); the legend sits outside the plot (`outside_legend`), clear of every line the
+slider moves. The rules themselves are in `ragkit.chunk.semantic`. Left out: views of
 more than one document at a time.
 """
 
@@ -39,6 +40,16 @@ def cut_view(text: str, spans: Sequence[tuple[int, int]], similarities: np.ndarr
             "borders": borders, "sizes": [end - start for start, end in bounds]}
 
 
+def outside_legend(ax):
+    """The legend to the right of the plot, where no curve, cut or threshold line can pass under it.
+
+    >>> import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+    >>> ax = plt.figure().gca(); _ = ax.plot([0, 1], label="curve"); bool(outside_legend(ax).get_bbox_to_anchor().x0 > 0)
+    True
+    """
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=7)
+
+
 def plot_similarity_curve(ax, similarities: np.ndarray, thresholds: Mapping[str, float] | None = None,
                           view: dict | None = None, title: str = ""):
     """Draw the adjacent-similarity curve, one dashed line per rule's threshold, and a view's cuts (`show_view`).
@@ -56,7 +67,7 @@ def plot_similarity_curve(ax, similarities: np.ndarray, thresholds: Mapping[str,
     ax.set_ylabel("cosine similarity")
     if view is None:
         ax.set_title(title)
-        ax.legend(loc="lower right", fontsize=7, ncols=2)
+        outside_legend(ax)
         return ax
     ax.axhline(view["threshold"], color="#d62728", linewidth=1.5, gid="threshold")
     ax.scatter([], [], color="#d62728", s=14, zorder=3, label="below: cut", gid="cuts")
@@ -83,7 +94,7 @@ def show_view(ax, similarities: np.ndarray, view: dict, title: str = ""):
     artists["cuts"].set_offsets(np.column_stack([cuts, similarities[cuts]]))
     artists["borders"].set_segments([[(border, 0), (border, 1)] for border in view["borders"]])
     ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=7, ncols=2)
+    outside_legend(ax)
     return ax
 
 
@@ -102,8 +113,9 @@ def threshold_slider(doc: Document, encoder, window: int = 3, min_size: int = 20
 
     def view_and_title(threshold: float) -> tuple[dict, str]:
         view = cut_view(doc.text, spans, similarities, threshold, min_size, max_size)
-        return view, (f"{doc.doc_id}: {len(view['cuts'])} gaps below the threshold, {len(view['sizes'])} chunks "
-                      "after the size guards")
+        gaps, chunks = len(view["cuts"]), len(view["sizes"])
+        return view, (f"{doc.doc_id}: {gaps} gap{'s' * (gaps != 1)} below the threshold, {chunks} "
+                      f"chunk{'s' * (chunks != 1)} after the size guards")
 
     figure = new_figure(9, 3.2)
     ax = plot_similarity_curve(figure.subplots(), similarities, None, *view_and_title(slider.value))
