@@ -336,10 +336,9 @@ def lab_server(folder: Path, notebooks: dict[str, dict], copied: tuple[str, ...]
     else:
         (course / "data").symlink_to(ROOT / "data", target_is_directory=True)
     (course / "notebooks" / "exercises").symlink_to(ROOT / "notebooks" / "exercises", target_is_directory=True)
-    settings = {  # no news or update prompts (offline), every cell in the page, widget state saved as make lab sets
+    settings = {  # no news or update prompts (offline), and every cell in the page
         "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
         "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
-        "@jupyter-widgets/jupyterlab-manager/plugin": {"saveState": True},
     }
     for name, values in settings.items():
         path = folder / "settings" / f"{name}.jupyterlab-settings"
@@ -748,10 +747,32 @@ def test_sliders_redraw_the_widgets_in_a_browser(case, lab, pages, tmp_path, req
                     api(f"{lab.url}/api/sessions/{session['id']}", method="DELETE")
 
 
+SAVE_WIDGET_STATE = "@jupyter-widgets/jupyterlab-manager:saveWidgetState"  # the setting make lab turns on
+
+
+def save_widget_state(page, on: bool) -> None:
+    """Turn JupyterLab's "Save Widget State Automatically" on or off in the page (the server starts with it off:
+    with it on, restoring a notebook's saved widgets marks the notebook modified, which `check_pictures` forbids
+    for what normalize.py writes)."""
+    page.evaluate("async ([command, on]) => { const c = window.jupyterapp.commands;"
+                  " if (c.isToggled(command) !== on) await c.execute(command); }", [SAVE_WIDGET_STATE, on])
+    page.wait_for_function("([command, on]) => window.jupyterapp.commands.isToggled(command) === on",
+                           arg=[SAVE_WIDGET_STATE, on])
+
+
 def reopen_after_saving(page, lab: Lab, notebook: str) -> None:
     """A learner's notebook saved with live widgets (JupyterLab autosaves it), closed, its kernel stopped, then
-    opened again: every widget shows (from the state saved with it, `saveState` in the lab's settings, as `make
-    lab` sets it), and none as "Error displaying widget: model not found"."""
+    opened again: with widget state saved, as `make lab` sets it, every widget shows, and none as "Error
+    displaying widget: model not found" (what a learner saw before)."""
+    save_widget_state(page, True)
+    try:
+        save_and_reopen(page, lab, notebook)
+    finally:
+        save_widget_state(page, False)
+
+
+def save_and_reopen(page, lab: Lab, notebook: str) -> None:
+    """Save the notebook shown, close it, wait for its kernel to stop, open it again and look at its widgets."""
     page.evaluate(f"() => {APP}.context.save()")
     page.wait_for_function(f"() => !{APP}.context.model.dirty", timeout=30_000)
     close_notebook(page, lab, notebook)
