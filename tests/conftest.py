@@ -63,11 +63,11 @@ def demo_folder(tmp_path):
 # 3 s each, in their own order.
 SLOWEST_FIRST = ["test_browser.py", "09_rerank_cross_encoder.ipynb", "02_embeddings_and_pooling.ipynb",
                  "01_tokenization.ipynb", "09_rerank.ipynb", "03_similarity_and_vector_search.ipynb",
-                 "10_evaluation.ipynb", "09_rerank_llm_and_refuse.ipynb", "06_hybrid_search.ipynb",
+                 "10_evaluation.ipynb", "test_judging_queries.py", "09_rerank_llm_and_refuse.ipynb", "06_hybrid_search.ipynb",
                  "05_bm25.ipynb", "10_metrics_and_diagnosis.ipynb", "02_multilingual_encoder.ipynb", "07_contextual_retrieval.ipynb",
                  "06_hybrid_search_verdict.ipynb", "03_vector_search_at_scale.ipynb", "05_bm25_measured.ipynb",
                  "02_embeddings_and_pooling_measured.ipynb", "01_tokenization_retrieval.ipynb",
-                 "test_vectorstore.py", "test_encoders.py", "04_chunking_measured.ipynb", "08_mmr.ipynb", "test_exercises_09.py",
+                 "test_vectorstore.py", "test_notebook_12_own_folder.py", "test_encoders.py", "04_chunking_measured.ipynb", "08_mmr.ipynb", "test_exercises_09.py",
                  "test_encoder_numpy.py", "04_chunking_semantic.ipynb", "11_playground.ipynb", "test_doctests.py",
                  "test_judgments.py", "test_exercises_02.py", "test_exercises_07.py", "test_llm.py",
                  "test_exercises_06.py", "test_rerank.py", "test_bm25.py", "test_exercises_03.py",
