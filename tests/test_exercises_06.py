@@ -1,7 +1,8 @@
 """Notebook 06's exercise checks (`notebooks/exercises/hybrid.py`): each accepts a right answer computed here apart
 from the check's loops and the notebook's solution (ranks from scipy's `rankdata`, the keyword score as matrix
-algebra), rejects the plausible wrong answers a learner would give, and no message gives the answer away.
-The old notebook cells that printed what each check tells the learner are the `messages` tests here."""
+algebra, the routed recall@10 from the pipeline's own `evaluate`), rejects the plausible wrong answers a learner
+would give, and no message gives the answer away. The old notebook cells that printed what each check tells the
+learner are the `messages` tests here."""
 
 import numpy as np
 import pytest
@@ -51,23 +52,33 @@ def fused(data, weights=(1.0, 1.0), rrf_k=60, depth=None):
     return weights[0] / (rrf_k + dense) + weights[1] / (rrf_k + bm25)
 
 
-def recalls(data, scores):
-    """Per-query recall@5 of the rankings a score matrix gives (ties: lower index first)."""
-    top5 = np.argsort(-scores, axis=1, kind="stable")[:, :5]
-    return per_query_metrics([[data["chunks"][i] for i in row] for row in top5], data["judgments"],
-                             ["recall@5"])["recall@5"].to_numpy()
+def recalls(data, scores, k=5):
+    """Per-query recall@k (recall@5 unless told) of the rankings a score matrix gives (ties: lower index first)."""
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    return per_query_metrics([[data["chunks"][i] for i in row] for row in top], data["judgments"],
+                             [f"recall@{k}"])[f"recall@{k}"].to_numpy()
 
 
 # --- part two, exercise 1: route by language ----------------------------------------------------------------
 
+PLAIN_WORDS = {"stemmer": "none", "stopwords": "none", "identifiers": "whole", "k1": 1.5, "b": 0.75}
+
+
 @pytest.fixture(scope="module")
 def routing(data):
-    chinese = data["chinese"][:, None]
-    right = np.where(chinese, data["bm25"], fused(data))
-    return {"right": right, "swapped": np.where(chinese, fused(data), data["bm25"]),
-            "dense for Chinese": np.where(chinese, data["dense"], fused(data)),
-            "1/rank for English": np.where(chinese, data["bm25"], fused(data, rrf_k=0)),
-            "recall": recalls(data, right)}
+    """The routed score matrix from scipy's ranks; its recall@10 from the pipeline's own `evaluate` (its plain-word
+    BM25 for the Chinese queries, its RRF hybrid for the others), asserted equal to the matrix's recall@10."""
+    pipe, dev, chinese = data["pipe"], data["dev"], data["chinese"]
+    right = np.where(chinese[:, None], data["bm25"], fused(data))
+    by_method = {method: pipe.using(method=method, fusion="rrf", rrf_k=60, **PLAIN_WORDS).evaluate(
+        dev, ["recall@10", "recall@5", "mrr@10"]) for method in ["bm25", "hybrid"]}
+    per_query = {metric: np.where(chinese, by_method["bm25"][metric], by_method["hybrid"][metric])
+                 for metric in ["recall@10", "recall@5", "mrr@10"]}
+    assert np.allclose(per_query["recall@10"], recalls(data, right, k=10), rtol=0, atol=1e-12)
+    return {"right": right, "swapped": np.where(chinese[:, None], fused(data), data["bm25"]),
+            "dense for Chinese": np.where(chinese[:, None], data["dense"], fused(data)),
+            "1/rank for English": np.where(chinese[:, None], data["bm25"], fused(data, rrf_k=0)),
+            "per query": per_query, "recall": per_query["recall@10"]}
 
 
 def test_routed_accepts_the_right_answer(data, routing):
@@ -76,16 +87,28 @@ def test_routed_accepts_the_right_answer(data, routing):
     assert checks.check_routed(routing["right"], round(routing["recall"].mean(), 3), pipe, dev) == "right"
 
 
+def test_routing_changes_recall10_and_recall5_does_not(data, routing):
+    """Why the exercise asks for recall@10: at recall@5 the routing equals RRF on all dev queries (notebook 06b
+    shows RRF's), at recall@10 it differs from RRF and from BM25."""
+    rrf, bm25, right = (recalls(data, scores, k=10).mean() for scores in (fused(data), data["bm25"], routing["right"]))
+    assert routing["per query"]["recall@5"].mean() == pytest.approx(recalls(data, fused(data)).mean(), abs=1e-12)
+    assert min(abs(right - rrf), abs(right - bm25)) > 2 * 5e-4
+
+
 WRONG_ROUTED = {
-    "RRF for every query": lambda d, r: (fused(d), recalls(d, fused(d)).mean()),
-    "BM25 for every query": lambda d, r: (d["bm25"], recalls(d, d["bm25"]).mean()),
-    "the routing backwards": lambda d, r: (r["swapped"], recalls(d, r["swapped"]).mean()),
+    "RRF for every query": lambda d, r: (fused(d), recalls(d, fused(d), k=10).mean()),
+    "BM25 for every query": lambda d, r: (d["bm25"], recalls(d, d["bm25"], k=10).mean()),
+    "the routing backwards": lambda d, r: (r["swapped"], recalls(d, r["swapped"], k=10).mean()),
+    "recall@5 instead of recall@10": lambda d, r: (r["right"], r["per query"]["recall@5"].mean()),
+    "MRR@10 instead of recall@10": lambda d, r: (r["right"], r["per query"]["mrr@10"].mean()),
+    "the two languages' means averaged, unweighted": lambda d, r: (
+        r["right"], (r["recall"][d["chinese"]].mean() + r["recall"][~d["chinese"]].mean()) / 2),
     "the English queries' mean": lambda d, r: (r["right"], r["recall"][~d["chinese"]].mean()),
     "the Chinese queries' mean": lambda d, r: (r["right"], r["recall"][d["chinese"]].mean()),
     "dense search for the Chinese queries": lambda d, r: (r["dense for Chinese"],
-                                                          recalls(d, r["dense for Chinese"]).mean()),
+                                                          recalls(d, r["dense for Chinese"], k=10).mean()),
     "1/rank (rrf_k = 0) for the English queries": lambda d, r: (r["1/rank for English"],
-                                                                recalls(d, r["1/rank for English"]).mean()),
+                                                                recalls(d, r["1/rank for English"], k=10).mean()),
     "a percentage": lambda d, r: (r["right"], 100 * r["recall"].mean()),
     "the matrix transposed": lambda d, r: (r["right"].T, r["recall"].mean()),
 }

@@ -4,10 +4,10 @@ one, `06_hybrid_search.ipynb`, exercises 1 and 2), routing by language and depth
 the answerable dev queries `dev`, and raises `AssertionError` saying what is wrong with the answer.
 
 The checks rebuild what they need from the pipeline and ragkit, not from the notebook: dense scores from
-`pipe.dense_scores`, BM25 over plain words from `BM25Index`, recall@5 from `per_query_metrics`. The fusions and
-the keyword score are written out here as plain loops (reciprocal rank fusion as a dictionary of sums, the
-keyword score with Python sets), not taken from `ragkit.rank` or `ragkit.index.keyword`, which the learner is
-likely to call. `tests/test_exercises_06.py` shows that each check accepts a right answer computed another way and
+`pipe.dense_scores`, BM25 over plain words from `BM25Index`, recall@5 and recall@10 from `per_query_metrics`.
+The fusions and the keyword score are written out here as plain loops (reciprocal rank fusion as a dictionary of
+sums, the keyword score with Python sets), not taken from `ragkit.rank` or `ragkit.index.keyword`, which the
+learner is likely to call. `tests/test_exercises_06.py` shows that each check accepts a right answer computed another way and
 rejects plausible wrong ones. Recall means may be given to 3 decimals.
 """
 
@@ -52,51 +52,52 @@ def rrf_top(lists, weights=(1.0, 1.0), rrf_k=60, k=5):
     return sorted(fused, key=lambda i: (-fused[i], i))[:k]
 
 
-def recall5(pipe, queries, rankings):
-    """Per-query recall@5 of rankings (lists of chunk indices, best first)."""
+def recall_at(pipe, queries, rankings, k=5):
+    """Per-query recall@k (recall@5 unless told) of rankings (lists of chunk indices, best first)."""
     chunks = pipe.chunks
-    table = per_query_metrics([[chunks[i] for i in ranking[:5]] for ranking in rankings],
-                              judgments_from_queries(queries, pipe.docs), ["recall@5"])
-    return table["recall@5"].to_numpy()
+    table = per_query_metrics([[chunks[i] for i in ranking[:k]] for ranking in rankings],
+                              judgments_from_queries(queries, pipe.docs), [f"recall@{k}"])
+    return table[f"recall@{k}"].to_numpy()
 
 
-def top5_of(scores):
-    """The first 5 chunk indices of each row of a score matrix (equal scores: lower index first)."""
-    return np.argsort(-np.asarray(scores, dtype=float), axis=1, kind="stable")[:, :5]
+def top_of(scores, k=5):
+    """The first `k` (5 unless told) chunk indices of each row of a score matrix (equal scores: lower index
+    first)."""
+    return np.argsort(-np.asarray(scores, dtype=float), axis=1, kind="stable")[:, :k]
 
 
-def routed_top5(pipe, dev):
-    """Each dev query's top 5 routed by language: BM25's for the Chinese queries, RRF's of dense search and BM25
+def routed_top10(pipe, dev):
+    """Each dev query's top 10 routed by language: BM25's for the Chinese queries, RRF's of dense search and BM25
     for the English ones; kept as `retriever_scores` keeps its scores."""
     key = ("routed", pipe.score_key("dense"), tuple(chunk.text for chunk in pipe.chunks), tuple(q.text for q in dev))
     if key not in SCORES:
         dense, bm25 = retriever_scores(pipe, dev)
-        SCORES[key] = np.array([top5_of(bm25[row:row + 1])[0].tolist() if q.lang == "zh"
-                                else rrf_top(ranked_lists(dense[row], bm25[row])) for row, q in enumerate(dev)])
+        SCORES[key] = np.array([top_of(bm25[row:row + 1], k=10)[0].tolist() if q.lang == "zh"
+                                else rrf_top(ranked_lists(dense[row], bm25[row]), k=10) for row, q in enumerate(dev)])
     return SCORES[key]
 
 
-def routing_recall(pipe, dev):
-    """The mean recall@5 of `routed_top5`, kept the same way."""
-    key = ("routed recall", pipe.score_key("dense"), tuple(chunk.text for chunk in pipe.chunks),
+def routing_recall10(pipe, dev):
+    """The mean recall@10 of `routed_top10` over all dev queries, kept the same way."""
+    key = ("routed recall@10", pipe.score_key("dense"), tuple(chunk.text for chunk in pipe.chunks),
            tuple(q.text for q in dev))
     if key not in SCORES:
-        SCORES[key] = recall5(pipe, dev, routed_top5(pipe, dev)).mean()
+        SCORES[key] = recall_at(pipe, dev, routed_top10(pipe, dev), k=10).mean()
     return SCORES[key]
 
 
-def check_routed(routed, routed_recall, pipe, dev):
+def check_routed(routed, routed_recall10, pipe, dev):
     dense, bm25 = retriever_scores(pipe, dev)
     assert np.shape(routed) == bm25.shape, "routed does not have one row per dev query and one column per chunk"
     chinese = np.array([q.lang == "zh" for q in dev])
-    expected = routed_top5(pipe, dev)
-    yours = top5_of(routed)
+    expected = routed_top10(pipe, dev)
+    yours = top_of(routed, k=10)
     assert np.array_equal(yours[chinese], expected[chinese]), \
-        "the top 5 of some Chinese dev queries is not BM25's top 5"
+        "the top 10 of some Chinese dev queries is not BM25's top 10"
     assert np.array_equal(yours[~chinese], expected[~chinese]), \
-        "the top 5 of some English dev queries is not the RRF top 5 of dense search and BM25 (constant 60)"
-    assert abs(float(routed_recall) - routing_recall(pipe, dev)) < RECALL_TOLERANCE, \
-        "routed_recall is not the mean recall@5 of this routing over all dev queries"
+        "the top 10 of some English dev queries is not the RRF top 10 of dense search and BM25 (constant 60)"
+    assert abs(float(routed_recall10) - routing_recall10(pipe, dev)) < RECALL_TOLERANCE, \
+        "routed_recall10 is not the mean recall@10 of this routing over all dev queries (each query counted once)"
     return "right"
 
 
@@ -115,7 +116,7 @@ def weighted_sweep(pipe, dev):
     rows = [row for row, q in enumerate(dev) if q.type == "multilingual"]
     lists = [ranked_lists(dense[row], bm25[row]) for row in rows]
     queries = [dev[row] for row in rows]
-    return {w: recall5(pipe, queries, [rrf_top(pair, weights=(w, 1.0)) for pair in lists]).mean() for w in WEIGHTS}
+    return {w: recall_at(pipe, queries, [rrf_top(pair, weights=(w, 1.0)) for pair in lists]).mean() for w in WEIGHTS}
 
 
 def check_weighted(w, recall, pipe, dev):
@@ -194,7 +195,7 @@ def check_keyword_stop_words(kept_scores, kept_recall, pipe, dev):
         assert not same(kept_scores, keyword_scores(dev, pipe, bonus=0.0)), \
             "these scores have no bonus for the shared words"
         raise AssertionError("kept_scores are not section 5's keyword scores with stop words kept")
-    expected_recall = recall5(pipe, dev, top5_of(expected)).mean()
+    expected_recall = recall_at(pipe, dev, top_of(expected)).mean()
     assert abs(float(kept_recall) - expected_recall) < RECALL_TOLERANCE, \
         "kept_recall is not the mean recall@5 over all dev queries of the rankings these scores give"
     return "right"
