@@ -167,3 +167,17 @@ def test_solutions_are_folded_code_and_outputs(path):
             folded = cell["metadata"].get("jupyter", {})
             assert folded.get("source_hidden") and folded.get("outputs_hidden"), \
                 f"{path.name}: a solution cell is not folded (python notebooks/normalize.py folds them)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_pictures_travel_with_the_notebook(path):
+    """A picture in the prose is an attachment or a data URI: `make lab` serves workbook/, a copy of the
+    notebooks, so a path to a file elsewhere in the repository (../benchmarks/...) is a 404 for a learner."""
+    import re
+
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    links = [link for cell in cells if cell["cell_type"] == "markdown"
+             for link in re.findall(r"!\[[^\]]*\]\(([^)\s]+)|<img [^>]*src=['\"]([^'\"]+)", "".join(cell["source"]))]
+    outside = [src for pair in links for src in (pair if isinstance(pair, tuple) else (pair,))
+               if src and not src.startswith(("attachment:", "data:image/"))]
+    assert not outside, f"{path.name}: pictures that do not travel with the notebook: {outside}"
