@@ -1,12 +1,13 @@
 """The pipeline's cost as the collection grows: index build time, build memory and query latency of exact numpy
-search (float32 and float16), Chroma's HNSW (embedded, and through a Chroma server) and BM25, for 10,000,
-100,000 and 1,000,000 chunks; recall@10 of HNSW against exact search; the growth exponent of each cost; and
+search (float32 and float16), Chroma's HNSW (embedded, and through a Chroma server) and BM25 (ragkit's, and
+bm25s's on the same tokens), for 10,000, 100,000 and 1,000,000 chunks; recall@10 of HNSW against exact search; the growth exponent of each cost; and
 the size where exact search stops answering within 50 ms at the 95th percentile on 2 cores.
 
 Run from the repository root:
 
     .venv/bin/python benchmarks/scale.py                         # 10k, 100k and 1M chunks (`make bench`)
     .venv/bin/python benchmarks/scale.py --sizes 10000 100000    # without the million (a quarter of an hour)
+    .venv/bin/python benchmarks/scale.py --methods bm25 bm25s    # BM25 only: its rows replace the recorded ones
 
 The course has 382 chunks; this measures where its choices stop being free. Dense data: 384-dimensional unit
 vectors in clusters around 500 topic centres (cosine to their centre about 0.85), queries drawn around the
@@ -19,7 +20,8 @@ product of the query with every row (`ragkit.index.exact`; numpy has no float16 
 float16 rows trade a half-size matrix for a slower product), on 2 BLAS threads; the "index" is the matrix. Chroma
 keeps its defaults (M 16, `ef_construction` 100, `ef_search` 100, cosine), vectors added 5,000 at a time.
 BM25 is `ragkit.index.bm25.BM25Index` (k1 1.5, b 0.75), built from tokens, queried one query at a time with
-its default path (compiled when numba is installed) and with its numpy path. Latencies are wall time of one
+its default path (compiled when numba is installed) and with its numpy path; bm25s (lucene, k1 1.5, b 0.75,
+numba backend, one thread) gets the same token lists. Latencies are wall time of one
 query at a time (200 queries after 5 warm-up queries), so other jobs on a shared machine show up in p95.
 Growth exponents are least-squares slopes of log cost against log size. Results: a markdown table on stdout,
 and with saving on, `benchmarks/results/scale.md`, the log-log plot `benchmarks/results/scale.png` and the raw
@@ -50,7 +52,7 @@ RESULTS = HERE / "results"
 sys.path[:0] = [str(ROOT), str(HERE)]
 
 DIMENSIONS, TOPICS, SPREAD, K, GOAL_MS = 384, 500, 0.6, 10, 50.0
-METHODS = ("exact float32", "exact float16", "chroma embedded", "chroma server", "bm25")
+METHODS = ("exact float32", "exact float16", "chroma embedded", "chroma server", "bm25", "bm25s")
 
 
 def embedding_like(n: int, queries: int, seed: int, block: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
@@ -216,18 +218,36 @@ def measure_bm25(n: int, queries: int) -> dict:
     return row
 
 
+def measure_bm25s(n: int, queries: int) -> dict:
+    """bm25s (lucene, numba backend) on the same token lists as `measure_bm25`, one query at a time, one thread."""
+    import bm25s
+    from bm25 import generated_corpus
+
+    docs, query_tokens = generated_corpus(n, queries, seed=n)
+    before = reset_peak()
+    started = time.perf_counter()
+    retriever = bm25s.BM25(method="lucene", k1=1.5, b=0.75, backend="numba")
+    retriever.index(docs, show_progress=False)
+    build = time.perf_counter() - started
+    memory = memory_kb("VmHWM") - before
+    del docs
+    return {"build_s": build, "memory_mb": memory / 1024, **latencies(
+        lambda q: retriever.retrieve([q], k=K, show_progress=False, n_threads=1), query_tokens)}
+
+
 def measure(method: str, n: int, queries: int) -> dict:
     if method.startswith("exact"):
         return measure_exact(n, queries, method.split()[1])
     if method.startswith("chroma"):
         return measure_chroma(n, queries, server=method.endswith("server"))
-    return measure_bm25(n, queries)
+    return measure_bm25s(n, queries) if method == "bm25s" else measure_bm25(n, queries)
 
 
 def run_one(method: str, n: int, queries: int, timeout: float) -> dict:
     """`measure` in a fresh process (its own memory high-water mark); 2 BLAS threads for exact search."""
     threads = "2" if method.startswith("exact") else "1"
     env = {**os.environ, "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+           "NUMBA_NUM_THREADS": threads,
            "TQDM_DISABLE": "1", "ANONYMIZED_TELEMETRY": "False",
            "MALLOC_MMAP_THRESHOLD_": "65536"}  # large blocks mapped and unmapped: freed memory leaves the count
     started = time.perf_counter()
@@ -340,9 +360,12 @@ NOTES = """Notes:
   of a larger graph); `benchmarks/hnsw.py` shows how M and `ef_search` move it. The server adds an HTTP round
   trip per query; its memory is the server process's.
 - BM25's query time grows slowly because the compiled path skips most postings (`ragkit.index.bm25_topk`);
-  the numpy path reads them all. Its build memory is the index plus the transient arrays of counting every
-  token (an object array of all tokens, pandas' hash table, a sparse matrix and its transpose), several times
-  the final index: building a million documents needs a machine with that much free memory.
+  the numpy path reads them all. Its build counts the tokens a block of about a million at a time
+  (`ragkit.index.bm25_build`): what it keeps between blocks is one int32 word id and one int32 count per
+  distinct (word, document) pair, laid out word by word at the end by one counting sort, then the float64
+  weights computed a few million at a time. Before, one object array of all tokens, pandas' int64 codes of it,
+  a float64 sparse matrix and its transpose took 9.6 GB at a million documents. bm25s turns every token into
+  an id in Python loops, which costs it more memory and time on the same tokens.
 - `make bench` runs this with the million; the million alone takes about half an hour on 2 cores (Chroma's
   two builds are most of it), the two smaller sizes a few minutes."""
 
@@ -371,13 +394,38 @@ def summary(rows: list[dict]) -> list[str]:
         bm25 = ok[("bm25", largest)]
         lines.append(f"- BM25 at {largest:,} chunks: p50 {bm25['p50_ms']:.2f} ms compiled, "
                      f"{bm25['numpy']['p50_ms']:.2f} ms on the numpy path.")
+    for n in sizes:
+        if ("bm25", n) in ok and ("bm25s", n) in ok:
+            ours, theirs = ok[("bm25", n)], ok[("bm25s", n)]
+            lines.append(f"- BM25 build memory at {n:,} chunks, same tokens: ragkit {ours['memory_mb']:,.0f} MB, bm25s "
+                         f"{theirs['memory_mb']:,.0f} MB ({ours['memory_mb'] / theirs['memory_mb']:.2f}×; "
+                         f"{'met' if ours['memory_mb'] <= theirs['memory_mb'] else 'NOT met'}); build "
+                         f"{ours['build_s']:.1f} s against {theirs['build_s']:.1f} s; p50 {ours['p50_ms']:.2f} ms against "
+                         f"{theirs['p50_ms']:.2f} ms a query.")
     return lines
 
 
 def report(data: dict) -> str:
     rows = data["rows"]
+    updates = [f"Rows measured again later ({', '.join(update['methods'])}; command `{update['command'].strip()}`): "
+               f"{update['machine']}; time per size: {'; '.join(update['per_size'])}." for update in data.get("updates", [])]
     return "\n".join([*tables(rows), "", *summary(rows), "", f"Machine: {data['machine']}. Time per size: "
-                      f"{'; '.join(data['per_size'])}; whole run {data['total_min']:.0f} min.", "", NOTES])
+                      f"{'; '.join(data['per_size'])}; whole run {data['total_min']:.0f} min.", *updates, "", NOTES])
+
+
+def merged(measured: dict, methods: list[str]) -> dict:
+    """The recorded results with the rows of `methods` measured now in place of the recorded ones (a run of some
+    methods only updates those; the other methods' rows, machine and times stay as recorded)."""
+    path = RESULTS / "scale.json"
+    if set(methods) >= set(METHODS) or not path.exists():
+        return measured
+    data = json.loads(path.read_text(encoding="utf-8"))
+    fresh = {(row["method"], row["n"]) for row in measured["rows"]}
+    rows = [row for row in data["rows"] if (row["method"], row["n"]) not in fresh] + measured["rows"]
+    data["rows"] = sorted(rows, key=lambda row: (row["n"], METHODS.index(row["method"])))
+    data["updates"] = [update for update in data.get("updates", []) if not set(update["methods"]) <= set(methods)]
+    data["updates"].append({key: measured[key] for key in ("command", "machine", "per_size")} | {"methods": methods})
+    return data
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -408,11 +456,13 @@ def main(argv: list[str] | None = None) -> int:
         machine = (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
                    f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GB RAM, Python "
                    f"{platform.python_version()}; load average (1 min) at the start and after each size: "
-                   f"{', '.join(f'{x:.1f}' for x in loads)}; numpy {version('numpy')}, chromadb {version('chromadb')}"
-                   + (f", numba {version('numba')}" if _has("numba") else ""))
+                   f"{', '.join(f'{x:.1f}' for x in loads)}; numpy {version('numpy')}, chromadb {version('chromadb')}, "
+                   f"bm25s {version('bm25s')}" + (f", numba {version('numba')}" if _has("numba") else ""))
         data = {"command": "python benchmarks/scale.py " + " ".join(sys.argv[1:] if argv is None else argv),
                 "machine": machine, "per_size": per_size, "total_min": (time.perf_counter() - started) / 60,
                 "rows": rows}
+        if not args.no_save:
+            data = merged(data, methods)
     print("\n" + report(data))
     if not args.no_save:
         RESULTS.mkdir(exist_ok=True)

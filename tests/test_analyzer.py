@@ -125,3 +125,54 @@ def test_split_words_are_words_that_no_longer_join_at_hyphens_and_slashes():
     assert SPLIT_WORD.pattern != WORD.pattern
     assert WORD.findall("ts-203 v2/sessions") == ["ts-203", "v2/sessions"]
     assert SPLIT_WORD.findall("ts-203 v2/sessions sync.max_batch") == ["ts", "203", "v2", "sessions", "sync.max_batch"]
+
+
+ASCII_PIECES = st.sampled_from(["a..b", "...", "e.g.", "::", "A_B", "x.", ".y", "Tab\t", "ROTATE", "sync.max_batch",
+                                "ts-203", "v2/sessions", "__init__", "a:b:", "1.5e-3", "x/", "/y", "(keys)", "'s", "-"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(ASCII_PIECES | pieces | st.text(st.characters(max_codepoint=127), max_size=6), max_size=12)
+                .map("".join), min_size=1, max_size=6),
+       st.sampled_from(["none", "snowball"]), st.sampled_from(["none", "en"]), st.sampled_from(["whole", "split"]))
+def test_the_ascii_shortcut_gives_the_plain_analyzers_tokens(texts, stemmer, stopwords, identifiers):
+    """`tokens_of_all` cuts ASCII texts with bytes.translate and split, and looks each piece up once: every
+    character that is not a letter, a digit or a joiner must separate, and every piece give the regex's words."""
+    analyzer = Analyzer(stemmer, stopwords, identifiers)
+    expected = [one_text_at_a_time(text, stemmer, stopwords, identifiers) for text in texts]
+    assert analyzer.tokens_of_all(texts) == expected
+    assert analyzer.tokens_of_all(texts + texts[:1]) == expected + expected[:1], "pieces remembered from before"
+
+
+def course_and_cranfield_texts(root):
+    import json
+
+    texts = [path.read_text(encoding="utf-8") for path in sorted((root / "data" / "corpus").glob("*.md"))]
+    for name in ("data/queries.jsonl", "data/cranfield/queries.jsonl", "data/cranfield/corpus.jsonl"):
+        records = [json.loads(line) for line in (root / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+        texts += [f"{record.get('title', '')}\n{record['text']}" for record in records]
+    return texts
+
+
+@pytest.mark.parametrize("stemmer,stopwords,identifiers", [("snowball", "none", "split"), ("snowball", "en", "split"),
+                                                           ("none", "none", "whole"), ("snowball", "en", "whole")])
+def test_every_course_and_cranfield_text_keeps_its_tokens(root, stemmer, stopwords, identifiers):
+    """Every result of the course rests on these tokens: the faster `tokens_of_all` must give, byte for byte, what
+    the analyzer written plainly gives, on the course's documents and queries and on Cranfield."""
+    texts = course_and_cranfield_texts(root)
+    expected = [one_text_at_a_time(text, stemmer, stopwords, identifiers) for text in texts]
+    analyzer = Analyzer(stemmer, stopwords, identifiers)
+    assert analyzer.tokens_of_all(texts) == expected
+    assert [analyzer.tokens(text) for text in texts[:200]] == expected[:200]
+
+
+def test_an_empty_stem_stays_a_token(monkeypatch):
+    """`tokens_of_all` reads "" as "no token" in C; a stem that came out empty must still be a token, as `tokens`
+    keeps it (Snowball gives none, but the shortcut must not depend on it)."""
+    analyzer = Analyzer("snowball", "en", "split")
+    stem = analyzer._stem
+    monkeypatch.setattr(analyzer, "_stem", lambda words: ["" if word in ("keys", "a.b") else s
+                                                          for word, s in zip(words, stem(words), strict=True)])
+    texts = ["The keys rotate", "a.b keys.", "rotate the a.b", "no keys here"]
+    assert analyzer.tokens_of_all(texts) == [analyzer.tokens(text) for text in texts] == [
+        ["", "rotat"], ["", ""], ["rotat", ""], ["", "here"]]  # "no" is a stop word

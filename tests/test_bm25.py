@@ -185,14 +185,18 @@ def plain_rankings(index, query_tokens, k, k1=None, b=None):
     return np.argsort(-index.scores(query_tokens, k1, b), axis=1, kind="stable")[:, :k]
 
 
-def pruned(index, query_tokens, k, compiled, k1=None, b=None):
+# the kernel's two ways, forced: (exhaustive_postings, maxscore_words); None: its own choice per query
+WAYS = {"chosen": None, "all-postings": (10**12, 10**6), "maxscore": (0, 10**6)}
+
+
+def pruned(index, query_tokens, k, compiled, k1=None, b=None, ways=None):
     values = index.weight_values(index.k1 if k1 is None else k1, index.b if b is None else b)
     return pruned_rankings(index.tf.indptr, index.tf.indices, values, index.n_docs,
-                           [index.term_ids(tokens) for tokens in query_tokens], k, compiled=compiled)
+                           [index.term_ids(tokens) for tokens in query_tokens], k, compiled=compiled, ways=ways)
 
 
-def check_pruned_equals_plain(index, query_tokens, k, compiled, k1=None, b=None):
-    ranking, done = pruned(index, query_tokens, k, compiled, k1, b)
+def check_pruned_equals_plain(index, query_tokens, k, compiled, k1=None, b=None, ways=None):
+    ranking, done = pruned(index, query_tokens, k, compiled, k1, b, ways)
     expected = plain_rankings(index, query_tokens, k, k1, b)
     for row, tokens in enumerate(query_tokens):
         negative = any(index.weight_values(index.k1 if k1 is None else k1, index.b if b is None else b)[
@@ -202,21 +206,23 @@ def check_pruned_equals_plain(index, query_tokens, k, compiled, k1=None, b=None)
             np.testing.assert_array_equal(ranking[row], expected[row], err_msg=f"pruned != plain for {tokens}, k={k}")
 
 
+@pytest.mark.parametrize("way", sorted(WAYS))
 @pytest.mark.parametrize("compiled", KERNELS)
 @settings(max_examples=60, deadline=None)
 @given(corpus=corpora, query_tokens=queries, k1_b=parameters, idf=st.sampled_from(["lucene", "okapi", "robertson"]),
        k=st.integers(1, 12), copies=st.integers(0, 3))
-def test_pruned_rankings_equal_the_numpy_path_on_generated_corpora(compiled, corpus, query_tokens, k1_b, idf, k,
+def test_pruned_rankings_equal_the_numpy_path_on_generated_corpora(compiled, way, corpus, query_tokens, k1_b, idf, k,
                                                                    copies):
     corpus = corpus + corpus[:copies]  # repeated documents: equal scores, to be ordered by index
     index = BM25Index(corpus, *k1_b, idf)
-    check_pruned_equals_plain(index, query_tokens, min(k, index.n_docs), compiled)
+    check_pruned_equals_plain(index, query_tokens, min(k, index.n_docs), compiled, ways=WAYS[way])
 
 
+@pytest.mark.parametrize("way", sorted(WAYS))
 @pytest.mark.parametrize("compiled", KERNELS)
-def test_pruned_rankings_equal_the_numpy_path_on_a_zipf_corpus(compiled):
-    """Thousands of documents, so that every branch runs: rows skipped, binary searches, passes over a row,
-    whole rows added, near ties summed again."""
+def test_pruned_rankings_equal_the_numpy_path_on_a_zipf_corpus(compiled, way):
+    """Thousands of documents, so that both ways and every branch run: MaxScore's pool, its lookups, rows skipped,
+    galloping and whole rows for the candidates, every posting added up, near ties summed again."""
     rng = np.random.default_rng(5)
     n_docs, n_queries = (3000, 300) if compiled else (600, 40)
     probabilities = 1.0 / np.arange(1, 3001) ** 1.07
@@ -228,7 +234,7 @@ def test_pruned_rankings_equal_the_numpy_path_on_a_zipf_corpus(compiled):
     for idf, k1, b in [("lucene", None, None), ("lucene", 0.5, 0.3), ("okapi", None, None), ("robertson", 2.0, 1.0)]:
         index = BM25Index(corpus, 1.2, 0.75, idf)
         for k in (1, 10, 60):
-            check_pruned_equals_plain(index, query_tokens, k, compiled, k1, b)
+            check_pruned_equals_plain(index, query_tokens, k, compiled, k1, b, WAYS[way])
 
 
 @pytest.mark.parametrize("compiled", KERNELS)

@@ -6,25 +6,25 @@ for another pair in one pass over the stored values; a query's scores are q·W, 
 repeated word counts twice, an unknown word zero, as in bm25s and rank_bm25). Variants (`idf=`): "lucene" is
 Lucene's and bm25s's (IDF log(1 + (N−n+0.5)/(n+0.5)), no constant (k1+1) factor); "robertson" the textbook
 formula (IDF log((N−n+0.5)/(n+0.5)), negative when n > N/2); "okapi" rank_bm25's BM25Okapi (Robertson's, with
-negative IDFs floored to 0.25 × the mean IDF). With numba installed, `rankings` takes a compiled path that skips
-most postings (`ragkit.index.bm25_topk`) and returns the same rankings. Left out: BM25L/BM25+, stemming, field
-weights, and adding documents to an index (build a new one).
+negative IDFs floored to 0.25 × the mean IDF). The counts are made a block of documents at a time (`bm25_build`);
+with numba installed, `rankings` ranks a batch in one compiled call (`bm25_topk`), to the same rankings.
+Left out: BM25L/BM25+, stemming, field weights, and adding documents to an index (build a new one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 
 from ragkit.errors import RagkitError, check_k
-from ragkit.index.bm25_topk import compiled_kernel, pruned_rankings
+from ragkit.index.bm25_build import term_counts
+from ragkit.index.bm25_topk import compiled_kernel, default_ways, flat_term_ids
 from ragkit.index.exact import top_k
 
 IDF_VARIANTS = ("lucene", "robertson", "okapi")
+WEIGHT_VALUES = 1 << 18  # weights computed at a time (their temporaries stay a few MB)
 
 
 def idf_values(df: np.ndarray, n_docs: int, idf: str = "lucene", epsilon: float = 0.25) -> np.ndarray:
@@ -95,16 +95,9 @@ class BM25Index:
         lengths = np.fromiter(map(len, corpus_tokens), dtype=np.int64, count=len(corpus_tokens))
         if lengths.sum() == 0:
             raise RagkitError("every document is empty after tokenization: there are no words to index")
-        # one pass of pandas' hash table gives every token its word id (words numbered in order of appearance)
-        all_tokens = np.fromiter(chain.from_iterable(corpus_tokens), dtype=object, count=int(lengths.sum()))
-        term_ids, words = pd.factorize(all_tokens)
-        self.vocab: dict[str, int] = {word: i for i, word in enumerate(words)}
-        # document × word counts (each row lists its tokens; summing duplicates makes term frequencies),
-        # transposed to word × document so that a query word's postings are one contiguous row
-        counts = sparse.csr_matrix((np.ones(len(term_ids)), term_ids, np.concatenate([[0], np.cumsum(lengths)])),
-                                   shape=(len(lengths), len(self.vocab)))
-        counts.sum_duplicates()
-        self.tf = counts.T.tocsr()
+        # word × document counts, built a block of documents at a time (`bm25_build`): a word's postings are one
+        # contiguous row, its documents in increasing order; words numbered in order of appearance
+        self.tf, self.vocab = term_counts(corpus_tokens, lengths)
         self.doc_lengths = lengths.astype(float)
         self.avgdl = float(self.doc_lengths.mean())
         self.df = np.diff(self.tf.indptr)  # a term's row holds one value per document that contains it
@@ -119,11 +112,16 @@ class BM25Index:
 
     def weight_matrix(self, k1: float, b: float) -> sparse.csr_matrix:
         """Term × document BM25 weights idf(t) · saturated_tf(tf, k1, b, |D|/avgdl), same layout as `tf`."""
-        term_of_value = np.repeat(np.arange(self.tf.shape[0]), self.df)
-        length_ratio = self.doc_lengths[self.tf.indices] / self.avgdl
-        data = self.idf[term_of_value] * saturated_tf(self.tf.data, k1, b, length_ratio,
-                                                      scaled=self.idf_variant != "lucene")
-        return sparse.csr_matrix((data, self.tf.indices, self.tf.indptr), shape=self.tf.shape)
+        data, indptr, first = np.empty(self.tf.nnz), self.tf.indptr, 0
+        while first < self.tf.shape[0]:  # rows holding about WEIGHT_VALUES values at a time: small temporaries
+            last = max(first + 1, int(np.searchsorted(indptr, indptr[first] + WEIGHT_VALUES, side="right")) - 1)
+            span = slice(indptr[first], indptr[last])
+            term_of_value = np.repeat(np.arange(first, last), self.df[first:last])
+            length_ratio = self.doc_lengths[self.tf.indices[span]] / self.avgdl
+            data[span] = self.idf[term_of_value] * saturated_tf(self.tf.data[span], k1, b, length_ratio,
+                                                                scaled=self.idf_variant != "lucene")
+            first = last
+        return sparse.csr_matrix((data, self.tf.indices, indptr), shape=self.tf.shape)
 
     def weight_values(self, k1: float, b: float) -> np.ndarray:
         """The weight of every stored (word, document) pair under (k1, b), aligned with `tf.data`.
@@ -185,17 +183,26 @@ class BM25Index:
         [[2, 1], [0, 1]]
         """
         check_k(k, at_most=self.n_docs, of="documents")
-        ids = [self.term_ids(tokens) for tokens in query_tokens]
-        values = self.weight_values(self.k1 if k1 is None else k1, self.b if b is None else b) if any(ids) else None
-        ranking, done = np.zeros((len(ids), k), dtype=np.int64), np.zeros(len(ids), dtype=bool)
-        if values is not None and compiled_kernel() is not None:
-            if self._bounds[0] is not values:
-                self._bounds = (values, np.maximum.reduceat(values, self.tf.indptr[:-1]))
+        k1, b = self.k1 if k1 is None else k1, self.b if b is None else b
+        if compiled_kernel() is None:  # numpy, as notebook 05 derives it
+            ids = [self.term_ids(tokens) for tokens in query_tokens]
+            values = self.weight_values(k1, b) if any(ids) else None
+            return self._numpy_rankings(dict(enumerate(ids)), values, k, np.zeros((len(ids), k), dtype=np.int64))
+        flat, pointers = flat_term_ids(self.vocab, query_tokens)
+        values = self.weight_values(k1, b)
+        if self._bounds[0] is not values:
             # a row's weights share the sign of its IDF, so a negative largest weight marks every negative row
-            ranking, done = pruned_rankings(self.tf.indptr, self.tf.indices, values, self.n_docs, ids, k,
-                                            self._bounds[1], checked=self.tf.has_sorted_indices)
-        for row in np.flatnonzero(~done):  # numpy: score the documents the words touch, select the best k
-            scores = self._scores(ids[row], values)
+            self._bounds = (values, np.maximum.reduceat(values, self.tf.indptr[:-1]))
+        ranking, done = compiled_kernel()(self.tf.indptr, self.tf.indices, values, self._bounds[1], flat, pointers, k,
+                                          self.n_docs, *default_ways())
+        ids = {row: [i for i in flat[pointers[row]:pointers[row + 1]].tolist() if i >= 0]
+               for row in np.flatnonzero(~done).tolist()}
+        return self._numpy_rankings(ids, values, k, ranking)
+
+    def _numpy_rankings(self, ids: dict[int, list[int]], values: np.ndarray | None, k: int,
+                        ranking: np.ndarray) -> np.ndarray:
+        for row, row_ids in ids.items():  # numpy: score the documents the words touch, select the best k
+            scores = self._scores(row_ids, values)
             matched = np.flatnonzero(scores > 0)
             # with k positive scores the best k are among them; otherwise (few matches, negative IDFs) rank all
             ranking[row] = matched[top_k(scores[matched], k)] if len(matched) >= k else top_k(scores, k)
