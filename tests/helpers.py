@@ -1,10 +1,36 @@
 """Helpers that test files import by name (`from helpers import ROOT`): kept out of `conftest.py`, whose module
 name the top-level `conftest.py` shares, so that an import never depends on which of the two loaded first."""
 
+import contextlib
+import importlib.util
 import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's chromium package: Playwright's own browser download is not used
+
+
+def browser_missing() -> str | None:
+    """Why the browser tests cannot run here (None when they can): no chromium, or no Playwright to drive it."""
+    if not CHROMIUM.exists():
+        return f"no browser: {CHROMIUM} is missing (install Debian's chromium package, as .ci/run does)"
+    if importlib.util.find_spec("playwright") is None:
+        return "no browser driver: playwright is not installed (pip install -e '.[test]')"
+    return None
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium, headless, driven by Playwright, until the block ends."""
+    from playwright.sync_api import sync_playwright
+
+    args = ["--disable-dev-shm-usage"] + (["--no-sandbox"] if os.geteuid() == 0 else [])  # root: no sandbox
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args, timeout=60_000)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def stop_process_group(process, grace: float) -> None:

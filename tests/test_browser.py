@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -42,13 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import stop_process_group
+from helpers import browser_missing, chromium, stop_process_group
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "notebooks"))
 from normalize import CAPTION  # noqa: E402  the line above a widget's picture
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's chromium package: Playwright's own browser download is not used
 TOKEN = "ragkit-browser-test"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 PLAYGROUND = "11_playground.ipynb"
@@ -224,11 +222,7 @@ if (ROOT / "notebooks" / PLAYGROUND).exists():
 
 
 def missing() -> str | None:
-    if not CHROMIUM.exists():
-        return f"no browser: {CHROMIUM} is missing (install Debian's chromium package, as .ci/run does)"
-    if importlib.util.find_spec("playwright") is None:
-        return "no browser driver: playwright is not installed (pip install -e '.[test]')"
-    return None
+    return browser_missing()
 
 
 # in CI the browser must be there (.ci/run installs it): there a missing one fails the test instead
@@ -377,18 +371,6 @@ def lab_server(folder: Path, notebooks: dict[str, dict], copied: tuple[str, ...]
         stop_process_group(server, grace=20)
 
 
-@contextlib.contextmanager
-def chromium():
-    """Debian's chromium, headless, driven by Playwright, until the block ends."""
-    from playwright.sync_api import sync_playwright
-
-    args = ["--disable-dev-shm-usage"] + (["--no-sandbox"] if os.geteuid() == 0 else [])  # root: no sandbox
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args, timeout=60_000)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 SHARED_CACHE = ("embeddings", "jieba", "token-vectors", "chroma")  # the folders ragkit keeps in its cache

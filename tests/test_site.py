@@ -18,7 +18,6 @@ Left out: links to other sites (never followed: a link is not a request until cl
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import html
 import importlib.util
@@ -34,9 +33,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, browser_missing, chromium
 
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's chromium package, as in tests/test_browser.py
 WIDGET = "application/vnd.jupyter.widget-view+json"
 SEARCH_WORD = "reciprocal"  # reciprocal rank fusion: in notebook 06 and the README
 
@@ -53,10 +51,8 @@ builder = load_builder()
 
 
 def missing() -> str | None:
-    if not CHROMIUM.exists():
-        return f"no browser: {CHROMIUM} is missing (install Debian's chromium package, as .ci/run does)"
-    if importlib.util.find_spec("playwright") is None:
-        return "no browser driver: playwright is not installed (pip install -e '.[test]')"
+    if browser_missing():
+        return browser_missing()
     if not builder.is_fresh() and importlib.util.find_spec("jupyter_book") is None:
         return "the site is not built and jupyter-book is missing: run `make site` (it installs the site extra)"
     return None
@@ -121,23 +117,11 @@ class Browser:
             route.abort()
 
 
-@contextlib.contextmanager
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    args = ["--disable-dev-shm-usage"] + (["--no-sandbox"] if os.geteuid() == 0 else [])  # root: no sandbox
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args, timeout=60_000)
-        try:
-            yield Browser(browser)
-        finally:
-            browser.close()
-
 
 @pytest.fixture(scope="module")
 def browser(server):
     with chromium() as opened:
-        yield opened
+        yield Browser(opened)
 
 
 # In the page, once loaded: every image loaded (lazy ones made eager first), math typeset, the links, the
