@@ -6,7 +6,7 @@ and failure@20, for English, Chinese and all queries) and, when given a BEIR-for
 verdict. Prints markdown tables; the recorded result is in benchmarks/results/analyzer.md.
 
     .venv/bin/python benchmarks/analyzer.py                                  # course dev split only
-    .venv/bin/python benchmarks/analyzer.py --beir path/to/cranfield         # and a public collection
+    .venv/bin/python benchmarks/analyzer.py --beir data/cranfield            # and Cranfield, shipped in data/
 """
 
 from __future__ import annotations
