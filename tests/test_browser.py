@@ -333,6 +333,10 @@ def lab_server(folder: Path, notebooks: dict[str, dict], copied: tuple[str, ...]
     settings = {  # no news or update prompts (offline), and every cell in the page
         "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
         "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+        # widget state not saved, whatever the environment's overrides.json says: `make lab` (and so
+        # tests/test_lab.py) writes saveState true there, which would let opening a notebook mark it modified
+        # before `check_pictures` looks; `save_widget_state` turns it on for the save-and-reopen check only
+        "@jupyter-widgets/jupyterlab-manager/plugin": {"saveState": False},
     }
     for name, values in settings.items():
         path = folder / "settings" / f"{name}.jupyterlab-settings"
@@ -539,6 +543,8 @@ def check_pictures(page, notebook: str) -> int:
         assert time.monotonic() < deadline, f"{notebook}: the widget pictures did not all show before running: {seen}"
         time.sleep(POLL)
     assert not seen["reprs"], f"{notebook}: {seen['reprs']} widget outputs show as text before running"
+    assert not page.evaluate("(command) => window.jupyterapp.commands.isToggled(command)", SAVE_WIDGET_STATE), \
+        f"{notebook}: opened with widget state saving on (the server's user settings must turn it off)"
     assert not seen["dirty"], f"{notebook}: opening it marked it modified (run notebooks/normalize.py)"
     return seen["expected"]
 
