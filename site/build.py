@@ -7,8 +7,10 @@ text/html above the widget view, so no widget JavaScript is needed). notebooks/ 
 modified; this script writes a staging copy in site/_build/source:
 
 - the home page, index.md, is README.md (so the README's first screen and the site's are the same), with its
-  mermaid diagram shown as text (no diagram JavaScript), its dollar amounts escaped (MyST would read the text
-  between two of them as math), and its links checked one by one: links to notebooks,
+  mermaid diagram shown as the picture committed in docs/diagrams/ (no diagram JavaScript: site/render_diagram.py
+  drew it once, by hand, and recorded in it the SHA-256 of the mermaid source it was drawn from; a diagram whose
+  source no committed picture was drawn from stays a text block, with a warning naming that script), its dollar
+  amounts escaped (MyST would read the text between two of them as math), and its links checked one by one: links to notebooks,
   to the README's own sections and to the web stay; a link to a markdown file of the repository stays and that
   file becomes a page of the site's appendix, with the images it shows; a link to any other file of the
   repository (a .py module, a .jsonl file, a folder) keeps its text and loses the link, because the site has no
@@ -50,6 +52,8 @@ STAMP = HTML / ".ragkit-site-built"  # written last: the site in HTML is complet
 NOTEBOOKS = "notebooks/[0-9]*.ipynb"
 APPENDIX = ["benchmarks/README.md", "benchmarks/results/*.md", "data/README.md", "data/llm/README.md"]
 IMAGES = {".png", ".jpg", ".jpeg", ".gif", ".svg"}
+DIAGRAMS = ROOT / "docs" / "diagrams"  # mermaid diagrams drawn by site/render_diagram.py, one SVG each
+DRAWN_FROM = re.compile(r"mermaid source sha256: ([0-9a-f]{64})")  # what render_diagram.py records in the SVG
 NOTE = (":::{{note}}\nThis page is the notebook as the course's CI executed and checked it{widgets}{solutions}. "
         "To {sliders}run the code yourself, [run the course on your machine]({run}) with `make lab`.\n:::")
 
@@ -65,7 +69,7 @@ def sources() -> list[Path]:
     files += [p for p in SITE.rglob("*") if p.is_file() and OUT not in p.parents and "__pycache__" not in p.parts]
     for pattern in APPENDIX:
         files += sorted(ROOT.glob(pattern))
-    files += sorted((ROOT / "docs" / "screenshots").glob("*.png"))
+    files += sorted((ROOT / "docs" / "screenshots").glob("*.png")) + sorted(DIAGRAMS.glob("*.svg"))
     files += [p for p in (ROOT / "benchmarks" / "results").glob("*") if p.suffix in IMAGES]
     return files
 
@@ -95,6 +99,50 @@ def outside_code(text: str):
     return pieces
 
 
+def mermaid_source(piece: str) -> str | None:
+    """The diagram source of a fenced code block (`piece`, fences included) when it is a mermaid block: the lines
+    between its fences, exactly as written. None for any other block."""
+    lines = piece.splitlines(keepends=True)
+    opening = FENCE.match(lines[0]) if lines else None
+    if opening is None or opening.group(3).strip() != "mermaid":
+        return None
+    closed = len(lines) > 1 and FENCE.match(lines[-1]) is not None
+    return "".join(lines[1:-1] if closed else lines[1:])
+
+
+def mermaid_sources(text: str) -> list[str]:
+    """The source of every mermaid block of the markdown `text`, in order."""
+    return [source for piece, code in outside_code(text) if code and (source := mermaid_source(piece)) is not None]
+
+
+def source_hash(source: str) -> str:
+    """The SHA-256 (hex) of a mermaid source: what a picture drawn from it records."""
+    import hashlib
+
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def drawn_from(svg: Path) -> str | None:
+    """The hash of the mermaid source that the committed picture `svg` records it was drawn from."""
+    match = DRAWN_FROM.search(svg.read_text(errors="replace"))
+    return match.group(1) if match else None
+
+
+def diagrams() -> dict[str, Path]:
+    """The committed diagram pictures by the hash of the mermaid source each was drawn from."""
+    return {digest: svg for svg in sorted(DIAGRAMS.glob("*.svg")) if (digest := drawn_from(svg))}
+
+
+def alt_text(source: str) -> str:
+    """A description of a flowchart for its picture's alt text: each node's label, in order of appearance."""
+    labels = {}
+    for name, label in re.findall(r"(\w+)\[\"([^\"]*)\"\]", source):
+        parts = [part.strip() for part in re.split(r"<br\s*/?>", label) if part.strip()]
+        labels.setdefault(name, f"{parts[0]} ({', '.join(parts[1:])})" if len(parts) > 1 else " ".join(parts))
+    return "Flowchart of how the package is laid out; its boxes, each with its module or folder: " + "; ".join(
+        labels.values())
+
+
 def currency(text: str) -> str:
     """`text` with each dollar amount ("$1.84 per million", "$2.05.") escaped, so that MyST's dollar math does
     not read the text between two amounts as a formula; math such as `$0.5$` or `$1 + $` stays, and so does
@@ -110,6 +158,8 @@ class Stager:
         self.files: dict[str, bytes] = {}
         self.pages: list[str] = []  # appendix pages, in the order met
         self.unlinked: list[str] = []
+        self.stale: list[str] = []  # mermaid blocks that no committed picture was drawn from
+        self.drawn = diagrams()
 
     def rewrite(self, text: str, source: Path) -> str:
         """`text`, markdown from the repository file `source`, with its links made to work on the site."""
@@ -140,10 +190,28 @@ class Stager:
 
         pieces = []
         for piece, code in outside_code(text):
-            if code:
-                piece = re.sub(r"^(\s*(?:`{3,}|~{3,}))mermaid\s*$", r"\1text", piece, count=1, flags=re.M)
+            if code and (diagram := mermaid_source(piece)) is not None:
+                piece = self.diagram(piece, diagram, source)
             pieces.append(piece if code else currency(LINK.sub(link, piece)))
         return "".join(pieces)
+
+    def diagram(self, piece: str, diagram: str, source: Path) -> str:
+        """The mermaid block `piece` of `source` as its committed picture (an image scaled to the page width, a
+        link to its full size), staged beside the page like the markdown's images; a text block, the same
+        source, when no committed picture was drawn from exactly this source."""
+        svg = self.drawn.get(source_hash(diagram))
+        if svg is None:
+            self.stale.append(f"{source.relative_to(ROOT)}: a mermaid diagram that no picture in "
+                              f"{DIAGRAMS.relative_to(ROOT)}/ was drawn from is shown as text: redraw it with "
+                              f"site/render_diagram.py")
+            return re.sub(r"^(\s*(?:`{3,}|~{3,}))mermaid\s*$", r"\1text", piece, count=1, flags=re.M)
+        relative = svg.relative_to(ROOT).as_posix()
+        self.files[relative] = svg.read_bytes()
+        indent = FENCE.match(piece.splitlines()[0]).group(1)
+        alt = alt_text(diagram).replace("\n", " ")
+        lines = [f"```{{image}} {os.path.relpath(svg, source.parent)}", f":alt: {alt}", ":width: 100%",
+                 ":class: ragkit-diagram", "```"]
+        return "".join(f"{indent}{line}\n" for line in lines)
 
     def unlink(self, match: re.Match, source: Path, label: str, bang: str) -> str:
         self.unlinked.append(f"{source.relative_to(ROOT)}: {match.group(3)}")
@@ -236,6 +304,8 @@ def build() -> Path:
     stager.write()
     for line in stager.unlinked:
         print(f"site: not a page of the site, shown as text: {line}")
+    for line in stager.stale:
+        print(f"site: warning: {line}")
     STAMP.unlink(missing_ok=True)
     result = build_sphinx(STAGE, HTML, path_config=str(STAGE / "_config.yml"), doctreedir=OUT / ".doctrees",
                           noconfig=True,

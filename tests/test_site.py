@@ -10,7 +10,13 @@ internal link (a page of the site, with its #anchor) resolving to a file and an 
 element rendered by the site's own MathJax. On every notebook page: as many widget pictures
 (`.ragkit-widget-picture`) as the notebook has widget outputs and no live widget view, and as many folded
 solutions as the notebook has hidden cells, each one's code hidden until its toggle is clicked (the first
-one is clicked and must then show). Last, a word typed into the search page's box must bring results.
+one is clicked and must then show). On the home page: the README's mermaid diagram as its committed picture,
+loaded and scaled to the page. Last, a word typed into the search page's box must bring results.
+
+Without a browser, and fast: the committed diagram picture (docs/diagrams/) records the hash of the README's
+current mermaid source (else the README's diagram changed and site/render_diagram.py must redraw it), refers
+to nothing outside itself, and site/build.py stages the picture in the diagram's place, or a text block and a
+warning when the source changed.
 
 Left out: links to other sites (never followed: a link is not a request until clicked), how the pages look
 (no screenshot comparison), and the build's own speed (`make site` prints it).
@@ -59,7 +65,7 @@ def missing() -> str | None:
 
 
 # in CI the browser and the site's packages must be there (.ci/run installs them): there a missing one fails
-pytestmark = pytest.mark.skipif(bool(missing()) and not os.environ.get("CI"), reason=str(missing()))
+needs_site = pytest.mark.skipif(bool(missing()) and not os.environ.get("CI"), reason=str(missing()))
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -143,6 +149,10 @@ LOOK = """async () => {
     views: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
     folded: folded.length,
     shown: folded.filter(c => c.querySelector('.cell_input').checkVisibility()).length,
+    diagrams: [...document.querySelectorAll('img.ragkit-diagram')].map(i => ({
+      src: i.getAttribute('src'), alt: i.alt, natural: i.naturalWidth, width: i.getBoundingClientRect().width,
+      room: i.closest('article, main, body').getBoundingClientRect().width})),
+    mermaidText: [...document.querySelectorAll('pre')].filter(p => p.textContent.trim().startsWith('flowchart')).length,
   };
 }"""
 
@@ -183,6 +193,76 @@ def broken_link(site: Path, base: str, href: str) -> str | None:
     return None
 
 
+def home_diagram_problems(look: dict) -> list[str]:
+    """What is wrong with the README's diagram on the home page: it must be the committed picture (not the
+    mermaid text), with an alt text, loaded, and scaled down to the width of the page's text."""
+    expected = len(builder.mermaid_sources((ROOT / "README.md").read_text()))
+    problems = []
+    if len(look["diagrams"]) != expected or look["mermaidText"]:
+        problems.append(f"index.html: {len(look['diagrams'])} diagram pictures and {look['mermaidText']} mermaid "
+                        f"text blocks, expected {expected} pictures (the README's mermaid blocks) and no text")
+    for diagram in look["diagrams"]:
+        if not diagram["src"].endswith(".svg") or len(diagram["alt"]) < 40 or not diagram["natural"]:
+            problems.append(f"index.html: the diagram picture is not a loaded SVG with an alt text: {diagram}")
+        elif not 0 < diagram["width"] <= diagram["room"] + 1:
+            problems.append(f"index.html: the diagram picture is wider than the page's text: {diagram}")
+    return problems
+
+
+def load_renderer():
+    """site/render_diagram.py as a module (for its check of references outside the SVG; nothing is drawn)."""
+    spec = importlib.util.spec_from_file_location("ragkit_render_diagram", ROOT / "site" / "render_diagram.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_diagram_picture_is_drawn_from_the_readme():
+    """The README's mermaid block has a committed picture drawn from exactly its source: else the site would
+    show the diagram as text (changing the diagram in the README needs a redraw and a commit of the SVG)."""
+    sources = builder.mermaid_sources((ROOT / "README.md").read_text())
+    drawn = builder.diagrams()
+    assert sources, "README.md holds no mermaid block: the site has no diagram to show"
+    for source in sources:
+        assert builder.source_hash(source) in drawn, (
+            f"the README's mermaid diagram changed since its picture was drawn (recorded: "
+            f"{sorted(drawn) or 'no picture in docs/diagrams/'}; README: {builder.source_hash(source)}): redraw it "
+            f"with `python site/render_diagram.py PATH/TO/mermaid.min.js` (see its docstring) and commit the SVG")
+
+
+def test_the_diagram_pictures_are_self_contained():
+    """Each committed diagram picture is well-formed SVG, sized, and refers to nothing outside itself: no URL
+    but the SVG namespace (no web font, image or stylesheet), so the offline site shows it whole."""
+    import xml.etree.ElementTree as ElementTree
+
+    renderer = load_renderer()
+    pictures = sorted(builder.DIAGRAMS.glob("*.svg"))
+    assert pictures, f"no SVG in {builder.DIAGRAMS.relative_to(ROOT)}"
+    for svg in pictures:
+        text = svg.read_text()
+        root = ElementTree.fromstring(text)
+        assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("viewBox") and root.get("width"), svg
+        assert "http" not in renderer.NAMESPACE.sub("", text).lower(), f"{svg.name}: a URL other than the namespace"
+        assert not renderer.external_references(text), (svg.name, renderer.external_references(text)[:5])
+        assert "<foreignObject" not in text, f"{svg.name}: HTML labels, which an <img> of an SVG may not draw"
+
+
+def test_the_site_stages_the_picture_only_for_the_source_it_was_drawn_from():
+    """site/build.py puts the committed picture in the mermaid block's place, and stages the SVG; a changed
+    source stays a text block and is reported with the script that redraws it."""
+    readme = (ROOT / "README.md").read_text()
+    source = builder.mermaid_sources(readme)[0]
+    stager = builder.Stager()
+    staged = stager.rewrite(readme, ROOT / "README.md")
+    assert "```{image} docs/diagrams/" in staged and "```mermaid" not in staged and not stager.stale
+    assert any(name.startswith("docs/diagrams/") and name.endswith(".svg") for name in stager.files)
+    changed = builder.Stager()
+    staged = changed.rewrite(readme.replace(source, source + "    extra --> box\n"), ROOT / "README.md")
+    assert "```{image}" not in staged and "```text\nflowchart" in staged
+    assert len(changed.stale) == 1 and "site/render_diagram.py" in changed.stale[0]
+
+
+@needs_site
 def test_the_notebooks_are_the_course_pages_in_order(site):
     """Every notebook is a page, in course order in the sidebar of the home page, and the run page is there."""
     names = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
@@ -193,6 +273,7 @@ def test_the_notebooks_are_the_course_pages_in_order(site):
     assert 'href="run.html"' in home and "make lab" in re.sub(r"<[^>]+>", "", (site / "run.html").read_text())
 
 
+@needs_site
 def test_every_page_in_a_browser_offline(site, server, browser):
     """Each page: no console error, no external request, images loaded, internal links resolve, math typeset,
     widget pictures and folded solutions as many as in the notebook, and a solution unfolds when clicked."""
@@ -210,6 +291,8 @@ def test_every_page_in_a_browser_offline(site, server, browser):
         seen += [f"{relative}: link {why}" for href in look["links"]
                  if (why := broken_link(site, server, href))]
         math_pages += look["maths"] > 0
+        if relative == "index.html":
+            seen += home_diagram_problems(look)
         if relative.startswith("notebooks/"):
             widgets, hidden = notebook_counts(Path(relative).stem)
             if (look["pictures"], look["views"]) != (widgets, 0):
@@ -228,6 +311,7 @@ def test_every_page_in_a_browser_offline(site, server, browser):
     assert math_pages >= 5, f"only {math_pages} pages with math: MathJax may not have run"
 
 
+@needs_site
 def test_search_finds_a_word(server, browser):
     """A word typed into the search page's box lists pages that contain it (Sphinx's own index, no server)."""
     page = browser.page
