@@ -74,6 +74,16 @@ def sources() -> list[Path]:
     return files
 
 
+def course_order() -> list[str]:
+    """The notebooks in course order: as the README's course map lists them (file names alone would put 04's
+    measured part before its semantic one); a notebook the map leaves out follows, by name."""
+    readme = (ROOT / "README.md").read_text()
+    course_map = readme.split("\n## Course map", 1)[-1].split("\n## ", 1)[0]
+    listed = list(dict.fromkeys(re.findall(r"\]\((notebooks/[0-9][^)#]*\.ipynb)\)", course_map)))
+    names = [path.relative_to(ROOT).as_posix() for path in sorted(ROOT.glob(NOTEBOOKS))]
+    return [name for name in listed if name in names] + [name for name in names if name not in listed]
+
+
 def is_fresh() -> bool:
     """Whether site/_build/html holds a complete build newer than every source file."""
     return STAMP.exists() and STAMP.stat().st_mtime >= max(p.stat().st_mtime for p in sources())
@@ -238,6 +248,8 @@ class Stager:
             self.files[relative] = self.rewrite((ROOT / relative).read_text(), ROOT / relative).encode()
             done += 1
         toc = yaml.safe_load((SITE / "_toc.yml").read_text())
+        course = next(part for part in toc["parts"] if part["caption"] == "The course")
+        course["chapters"] = [{"file": name.removesuffix(".ipynb")} for name in course_order()]
         toc["parts"].append({"caption": "Appendix: results and data sheets",
                              "chapters": [{"file": page.removesuffix(".md")} for page in self.pages]})
         self.files["_toc.yml"] = yaml.safe_dump(toc, sort_keys=False).encode()

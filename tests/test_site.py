@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import html
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -264,12 +265,22 @@ def test_the_site_stages_the_picture_only_for_the_source_it_was_drawn_from():
 
 @needs_site
 def test_the_notebooks_are_the_course_pages_in_order(site):
-    """Every notebook is a page, in course order in the sidebar of the home page, and the run page is there."""
-    names = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    """Every notebook is a page in the sidebar of the home page, in course order: the README's course map, which
+    each notebook's "Next" link (where it has one) agrees with; and the run page is there."""
+    course_map = (ROOT / "README.md").read_text().split("\n## Course map", 1)[1].split("\n## ", 1)[0]
+    names = list(dict.fromkeys(re.findall(r"\(notebooks/([0-9][^)]*)\.ipynb\)", course_map)))
+    assert sorted(names) == sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9]*.ipynb")), \
+        "the README's course map must list every notebook once"
     home = (site / "index.html").read_text()
-    positions = [home.find(f'href="notebooks/{name}.html"') for name in names]
+    sidebar = home[:home.find('href="notebooks/')] + home[home.find('href="notebooks/'):].split("</nav>", 1)[0]
+    positions = [sidebar.find(f'href="notebooks/{name}.html"') for name in names]
     assert all(p >= 0 for p in positions), [n for n, p in zip(names, positions, strict=True) if p < 0]
-    assert positions == sorted(positions), "the sidebar does not list the notebooks in course order"
+    assert positions == sorted(positions), "the sidebar does not list the notebooks in the course map's order"
+    for here, after in itertools.pairwise(names):
+        text = "".join("".join(cell["source"]) for cell in
+                       json.loads((ROOT / "notebooks" / f"{here}.ipynb").read_text())["cells"])
+        following = re.findall(r"\*\*Next\*\*[^\n]*?([0-9][0-9]_[a-z0-9_]+)\.ipynb", text)
+        assert not following or following[0] == after, f"{here}'s Next is {following[0]}, the sidebar's {after}"
     assert 'href="run.html"' in home and "make lab" in re.sub(r"<[^>]+>", "", (site / "run.html").read_text())
 
 
