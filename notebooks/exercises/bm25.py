@@ -56,9 +56,9 @@ def check_windy(ranking):
     assert sorted(yours) == [0, 1, 2], "this is not an order of the three documents 0, 1 and 2"
     expected = order_of(query_by_hand(TINY, WINDY_QUERY, idf="robertson"))
     if yours != expected:
+        # for windy today, Lucene's order is also the documents' own order and Robertson's lowest first
         assert yours != order_of(query_by_hand(TINY, WINDY_QUERY, idf="lucene")), \
-            "this is the order a positive IDF would give (Lucene's, say), not the order of Robertson's scores"
-        assert yours != [0, 1, 2], "this is the documents' own order, not an order by score"
+            "this is the order a positive IDF would give (Lucene's, say), not Robertson's scores, best first"
         for word in WINDY_QUERY:
             assert yours != order_of(bm25_by_hand(TINY, word, idf="robertson")), \
                 f"this is the order for {word} alone: a query's score adds up the scores of all its words"
