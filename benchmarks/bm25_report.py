@@ -107,6 +107,9 @@ def verdict(rows: list[dict], analysis: list[dict]) -> list[str]:
                      f"({'met' if ratio >= 1 else f'NOT met: {1 - ratio:.0%} slower'}).")
     same = all(_agrees(r["top10"]) for r in rows)
     lines.append(f"- Same top-10 as ragkit for every query and library: {'yes' if same else 'NO'}.")
+    tokens = {r["same"] for r in analysis if r["same"]}  # "yes", or how many texts agree where some differ
+    if tokens:
+        lines.append(f"- Same tokens as bm25s.tokenize on every text compared: {'yes' if tokens == {'yes'} else 'NO'}.")
     return lines
 
 

@@ -15,7 +15,7 @@ modified; this script writes a staging copy in site/_build/source:
   file becomes a page of the site's appendix, with the images it shows; a link to any other file of the
   repository (a .py module, a .jsonl file, a folder) keeps its text and loses the link, because the site has no
   page for it and names no repository host;
-- the notebooks, in course order (sorted names), each with a note under its title (the page is the notebook
+- the notebooks, in course order (the README's course map, `course_order`), each with a note under its title (the page is the notebook
   as CI checked it; its widgets, if any, are pictures; a link to the page on running it with `make lab`), with
   its solution cells (metadata
   `jupyter.source_hidden`, set by normalize.py) tagged `hide-cell`, so they are folded until clicked, its
