@@ -78,3 +78,12 @@ def test_the_widget_sets_the_knob_and_redraws():
     before = image.value
     slider.value = 0.25
     assert pipe.config.b == 0.25 and image.value != before and image.value[:4] == b"\x89PNG"
+
+
+def test_a_curve_it_does_not_draw_is_one_clear_error():
+    from types import SimpleNamespace
+
+    from ragkit.errors import RagkitError
+
+    with pytest.raises(RagkitError, match=r"draws k1 or b, not 'B'"):
+        curve_widget(SimpleNamespace(config=SimpleNamespace(k1=1.5, b=0.75)), "B")

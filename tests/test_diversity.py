@@ -131,7 +131,7 @@ def test_the_slider_says_beside_itself_that_it_configures_the_pipeline(course_do
 
 
 def test_the_lambda_plot_labels_every_point_where_no_label_covers_data_and_keeps_its_legend_off_the_axes():
-    """Notebook 08's curve: light λs pile up beside no MMR (here as on the course data), so the figure zooms on
+    """Notebook 08's curve: λs near 1 (little diversity) pile up beside no MMR (here as on the course data), so the figure zooms on
     them; every λ gets a readable label in one panel or both, no label covers another or a point, and the legend
     sits below the plots."""
     import matplotlib

@@ -19,6 +19,7 @@ import numpy as np
 from ragkit.index.bm25_candidates import add_to_sorted, resum_ties
 from ragkit.index.bm25_sums import SMALLEST, TRACK_SHARE, add_row, collect, fill_unmatched, insert_best, prune
 
+# The constants below were set by hand from timing runs of benchmarks/bm25.py, not swept.
 LOOKUP_COST, CHECK_SHARE, SINCE_SHARE = 20, 4, 2  # a looked-up posting costs ~20 added; when a θ check pays
 GALLOP_SHARE, POOL_FACTOR = 16, 2  # gallop while candidates are under 1/16 of the row; the pool holds 2k
 MERGING, COMPLETE = 1, 2  # flags of a document: being merged into the pool; its full score known

@@ -31,6 +31,7 @@ from ragkit.index.bm25_candidates import resum_ties
 from ragkit.index.bm25_maxscore import POOL_FACTOR, maxscore_top_k
 from ragkit.index.bm25_sums import SMALLEST, TRACK_SHARE, add_row, best_seen, collect, fill_unmatched
 
+# The two switches below were set by hand from timing runs of benchmarks/bm25.py, not swept.
 EXHAUSTIVE_POSTINGS = 10_000  # below this many postings, adding all of them beats MaxScore's bookkeeping
 MAXSCORE_WORDS = 12  # with more distinct words the bounds of the rows left stay large and prune little
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ragkit.corpus import Query
+from ragkit.errors import RagkitError
 from ragkit.evaluate.relevance import judgments_from_queries, ranking_hits
 from ragkit.evaluate.tables import summarize
 from ragkit.index.bm25 import saturated_tf
@@ -146,6 +147,8 @@ def curve_widget(pipe, parameter: str = "k1"):
     """
     import ipywidgets as widgets
 
+    if parameter not in CURVE_SLIDERS:
+        raise RagkitError(f"curve_widget draws {' or '.join(CURVE_SLIDERS)}, not {parameter!r}")
     low, high, step = CURVE_SLIDERS[parameter]
     slider = widgets.FloatSlider(value=getattr(pipe.config, parameter), min=low, max=high, step=step,
                                  description=parameter, layout=SLIDER)

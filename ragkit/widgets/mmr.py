@@ -5,8 +5,8 @@ intra-list similarity of the top 5); `tradeoff_point` reduces it to the two numb
 (recall@5 on the focused query types) and diversity (α-nDCG@10 on the `multi` queries, whose evidence comes
 from several documents). The slider calls `mmr_update`, which sets `pipe.configure(mmr_lambda=...)` (a line
 beside the slider says so); nothing is embedded again, and only the curve's marked point moves
-(`ragkit.widgets.figures`). `lambda_figure` draws the curve whole and zoomed near no MMR (where light λs pile
-up), each point labelled with its λ where the label covers no data (`place_labels`), the legend below the plots.
+(`ragkit.widgets.figures`). `lambda_figure` draws the curve whole and zoomed near no MMR (where the λs near 1,
+little diversity, pile up), each point labelled with its λ where the label covers no data (`place_labels`), the legend below the plots.
 Left out: choosing λ per query type.
 """
 

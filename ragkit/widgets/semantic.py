@@ -44,7 +44,8 @@ def outside_legend(ax):
     """The legend to the right of the plot, where no curve, cut or threshold line can pass under it.
 
     >>> import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
-    >>> ax = plt.figure().gca(); _ = ax.plot([0, 1], label="curve"); bool(outside_legend(ax).get_bbox_to_anchor().x0 > 0)
+    >>> ax = plt.figure().gca(); _ = ax.plot([0, 1], label="curve")
+    >>> bool(outside_legend(ax).get_window_extent().x0 > ax.get_window_extent().x1)  # right of the plot
     True
     """
     return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=7)
