@@ -306,6 +306,10 @@ def test_corrections_accept_a_right_answer():
     assert checks.check_corrections(sorted(HOLM), tuple(name.lower() for name in BH)) == "right"
 
 
+def test_holm_by_loop_in_the_given_order_is_the_unsorted_slip():
+    assert checks.holm_by_loop(checks.P_VALUES, order=GIVEN_ORDER) == WRONG_HOLM["unsorted p-values"] != HOLM
+
+
 def test_the_slips_are_distinct_answers():
     # each slip must give another set than the right one on these p-values, or the test below would prove nothing
     assert all(slip != HOLM for slip in WRONG_HOLM.values()) and all(slip != BH for slip in WRONG_BH.values())
@@ -339,18 +343,32 @@ def test_corrections_messages_give_nothing_away():
         assert message and not re.search(r"H\d", message), message
 
 
-# Exercise 3 of 10 · Evaluation: spot the unpaired bootstrap. Which snippets break the pairs is found by running
-# them: on two systems whose per-query scores move together, a paired interval is about as wide as
-# ragkit's paired_bootstrap, and one that resamples the systems apart is several times wider.
+# Exercise 3 of 10 · Evaluation: spot the unpaired bootstrap. The check finds the snippets that break the pairs by
+# the widths of their intervals on strongly paired data; here they are found another way, exactly: give a snippet
+# two identical systems. Every query's difference is then 0, so a snippet that keeps each query's two scores together
+# in every resample can only average zeros, and its interval is exactly [0, 0]; one that breaks the pairs mixes one
+# query's score with another's, and its interval has a width.
 def snippets_that_break_the_pairs():
-    rng = np.random.default_rng(7)
-    before = rng.random(150)
-    after = np.clip(before + rng.normal(0.05, 0.05, 150), 0, 1)   # strongly paired: hard queries stay hard
-    _, low, high = paired_bootstrap(before, after, seed=0)
-    widths = {label: np.subtract(*snippet(before, after, np.random.default_rng(1))[::-1])
-              for label, snippet in checks.SNIPPETS.items()}
-    assert all(0.8 < width / (high - low) < 1.25 or width / (high - low) > 3 for width in widths.values()), widths
-    return {label for label, width in widths.items() if width > 3 * (high - low)}
+    scores = np.random.default_rng(3).random(40)   # forty distinct scores
+    ends = {label: snippet(scores, scores.copy(), np.random.default_rng(0)) for label, snippet in checks.SNIPPETS.items()}
+    assert all(np.all(np.abs(e) < 1e-12) or e[1] - e[0] > 0.05 for e in ends.values()), ends
+    return {label for label, e in ends.items() if e[1] - e[0] > 0.05}
+
+
+def test_unpaired_check_finds_the_snippets_that_break_the_pairs():
+    found = snippets_that_break_the_pairs()
+    assert found and found != set(checks.SNIPPETS), found   # the exercise has an answer other than "none" or "all"
+    assert checks._snippets_that_break_the_pairs() == found
+
+
+def test_unpaired_answer_is_not_written_in_the_checks():
+    import inspect
+
+    source = inspect.getsource(checks)
+    letters = sorted(snippets_that_break_the_pairs())
+    for order in (letters, letters[::-1]):
+        spelled = r",\s*".join(f"[\"']{letter}[\"']" for letter in order)
+        assert not re.search(spelled, source), "the checks module spells out exercise 3's answer"
 
 
 def test_unpaired_accepts_a_right_answer():
